@@ -1,0 +1,142 @@
+package load
+
+import "time"
+
+// CIConfidence is the confidence of the intervals the report gives.
+const CIConfidence = 0.95
+
+// stepReport summarises what the recorder holds; SLOs and hazards are
+// judged by judge.
+func (r *Recorder) stepReport() (StepReport, stepEvidence) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := StepReport{
+		Requests: RequestCounts{
+			Sent: r.sent, Completed: r.completed, Failed: r.failed,
+			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good,
+		},
+		Errors:   map[string]int{},
+		TTFT:     r.ttft.Summary(),
+		TTFTSend: r.ttftSend.Summary(),
+		ITL:      r.itl.Summary(),
+		TPOT:     r.tpot.Summary(),
+		E2EL:     r.e2el.Summary(),
+		SendLag:  r.lag.Summary(),
+		Tokens: TokenCounts{
+			Input: r.inputTokens, Output: r.outputTokens,
+			Events: r.tokenEvents, MultiEvents: r.multiTokenEvents, UsageMissing: r.usageMissing,
+		},
+		LengthMismatches: r.lengthMismatched,
+		Timeline:         append([]Second(nil), r.timeline...),
+		hists: map[Metric]*Histogram{
+			MetricTTFT: r.ttft, MetricTTFTSend: r.ttftSend, MetricITL: r.itl,
+			MetricTPOT: r.tpot, MetricE2EL: r.e2el,
+		},
+	}
+	for c, n := range r.classes {
+		s.Errors[string(c)] = n
+	}
+	ev := stepEvidence{
+		ttftFirstHalfP50:  r.ttftFirstHalf.Quantile(50),
+		ttftSecondHalfP50: r.ttftSecondHalf.Quantile(50),
+		firstHalfN:        r.ttftFirstHalf.Count(),
+		secondHalfN:       r.ttftSecondHalf.Count(),
+		lengthChecked:     r.lengthChecked,
+	}
+	if r.sent >= 2 {
+		if span := r.lastSend.Sub(r.firstSend); span > 0 {
+			s.RateAchieved = float64(r.sent-1) / span.Seconds()
+		}
+		if span := r.lastSlot.Sub(r.firstSlot); span > 0 {
+			ev.scheduleRate = float64(r.sent-1) / span.Seconds()
+		}
+	}
+	return s, ev
+}
+
+// errorRate is the fraction of sent requests that failed or did not finish.
+// Requests cancelled by the caller are not the server's failures.
+func errorRate(s *StepReport) float64 {
+	if s.Requests.Sent == 0 {
+		return 0
+	}
+	bad := s.Requests.Failed + s.Requests.Unfinished - s.Errors[string(ClassCanceled)]
+	return float64(bad) / float64(s.Requests.Sent)
+}
+
+// judgeSLOs checks every SLO against the step. In strict mode a latency SLO
+// passes only when the upper end of its 95% interval is within the limit.
+func judgeSLOs(s *StepReport, slos []SLO, strict bool) []SLOResult {
+	out := make([]SLOResult, 0, len(slos))
+	for _, slo := range slos {
+		if slo.Metric == MetricErrorRate {
+			er := errorRate(s)
+			out = append(out, SLOResult{
+				Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: er,
+				Samples: int64(s.Requests.Sent), Conclusive: true, Pass: er <= slo.MaxRate,
+			})
+			continue
+		}
+		out = append(out, judgeLatency(s.hists[slo.Metric], slo, strict))
+	}
+	return out
+}
+
+func judgeLatency(h *Histogram, slo SLO, strict bool) SLOResult {
+	res := SLOResult{
+		Metric: string(slo.Metric), Percentile: slo.Percentile, LimitMs: ms(slo.Limit),
+		NeededSamples: MinSamplesForCI(slo.Percentile, CIConfidence),
+	}
+	if h == nil || h.Count() == 0 {
+		return res // nothing measured: no pass
+	}
+	res.Samples = h.Count()
+	obs := h.Quantile(slo.Percentile)
+	res.ObservedMs = ms(obs)
+	lo, hi, ok := h.QuantileCI(slo.Percentile)
+	if ok {
+		res.CI95Ms = &[2]float64{ms(lo), ms(hi)}
+		res.Conclusive = hi <= slo.Limit || lo > slo.Limit
+	}
+	res.Pass = obs <= slo.Limit
+	if strict {
+		res.Pass = ok && hi <= slo.Limit
+	}
+	return res
+}
+
+// perRequestLimits derives goodput's per-request limits from the latency
+// SLOs on TTFT, TPOT and E2EL.
+func perRequestLimits(slos []SLO) PerRequestLimits {
+	var l PerRequestLimits
+	set := func(d *time.Duration, v time.Duration) {
+		if *d == 0 || v < *d {
+			*d = v
+		}
+	}
+	for _, s := range slos {
+		switch s.Metric {
+		case MetricTTFT:
+			set(&l.TTFT, s.Limit)
+		case MetricTPOT:
+			set(&l.TPOT, s.Limit)
+		case MetricE2EL:
+			set(&l.E2EL, s.Limit)
+		}
+	}
+	return l
+}
+
+// verdictOf: any hazard makes a step invalid; otherwise any failed SLO
+// fails it.
+func verdictOf(s *StepReport) Verdict {
+	if len(s.Hazards) > 0 {
+		return VerdictInvalid
+	}
+	for _, r := range s.SLO {
+		if !r.Pass {
+			return VerdictFail
+		}
+	}
+	return VerdictPass
+}

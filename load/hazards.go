@@ -1,0 +1,211 @@
+package load
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Hazard kinds.
+const (
+	HazardClientSaturation = "client_saturation"
+	HazardWarmCache        = "warm_cache"
+	HazardNotSteady        = "not_steady"
+	HazardTooFewSamples    = "too_few_samples"
+	HazardLengthMismatch   = "length_mismatch"
+)
+
+// Thresholds decide when a hazard fires. DefaultThresholds gives the
+// documented defaults; a zero field disables that signal.
+type Thresholds struct {
+	// client_saturation
+	MaxSendLagP99      time.Duration // default 5ms
+	MinAchievedRatio   float64       // achieved send rate / the schedule's rate; default 0.98
+	MaxSchedLatencyP99 time.Duration // Go scheduler latency p99; default 5ms
+	AllowDrops         bool          // default false: any drop by the in-flight cap fires
+	// warm_cache: observed − expected prefix-cache hit rate; default 0.10
+	MaxHitRateExcess float64
+	// not_steady (only judged while every SLO passes)
+	MaxWaitingSlope  float64 // waiting-queue slope over the step's second half, per second; default 0.5
+	MaxTTFTHalfRatio float64 // second-half TTFT p50 / first-half p50; default 1.5
+	MinHalfSamples   int     // each half needs this many requests for the TTFT trend; default 20
+	// too_few_samples: observations beyond the gated percentile; default 10
+	MinTailSamples float64
+	// length_mismatch: more than MaxMismatchFraction of requests whose usage
+	// is off by more than LengthTolerance; defaults 2% and 1%
+	MaxMismatchFraction float64
+	LengthTolerance     float64
+}
+
+// DefaultThresholds returns DESIGN.md's defaults.
+func DefaultThresholds() Thresholds {
+	return Thresholds{
+		MaxSendLagP99:       5 * time.Millisecond,
+		MinAchievedRatio:    0.98,
+		MaxSchedLatencyP99:  5 * time.Millisecond,
+		MaxHitRateExcess:    0.10,
+		MaxWaitingSlope:     0.5,
+		MaxTTFTHalfRatio:    1.5,
+		MinHalfSamples:      20,
+		MinTailSamples:      10,
+		MaxMismatchFraction: 0.02,
+		LengthTolerance:     0.01,
+	}
+}
+
+// stepEvidence is what the hazard checks read besides the step report.
+type stepEvidence struct {
+	scheduleRate            float64 // the schedule's own rate over the slots that were sent
+	ttftFirstHalfP50        time.Duration
+	ttftSecondHalfP50       time.Duration
+	firstHalfN, secondHalfN int64
+	lengthChecked           int
+	expectedHitRate         float64
+	slos                    []SLO
+}
+
+// findHazards lists what makes a step's measurement untrustworthy.
+func findHazards(s *StepReport, ev stepEvidence, th Thresholds) []Hazard {
+	var hz []Hazard
+	if h, ok := clientSaturation(s, ev, th); ok {
+		hz = append(hz, h)
+	}
+	if h, ok := tooFewSamples(s, ev, th); ok {
+		hz = append(hz, h)
+	}
+	if h, ok := warmCache(s, ev, th); ok {
+		hz = append(hz, h)
+	}
+	if h, ok := notSteady(s, ev, th); ok {
+		hz = append(hz, h)
+	}
+	if h, ok := lengthMismatch(s, ev, th); ok {
+		hz = append(hz, h)
+	}
+	return hz
+}
+
+func clientSaturation(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
+	var why []string
+	if th.MaxSendLagP99 > 0 && s.SendLag.Count > 0 && s.SendLag.P99 > ms(th.MaxSendLagP99) {
+		why = append(why, fmt.Sprintf("send-lag p99 %.1f ms (limit %.0f ms)", s.SendLag.P99, ms(th.MaxSendLagP99)))
+	}
+	if th.MinAchievedRatio > 0 && ev.scheduleRate > 0 && s.RateAchieved > 0 {
+		if r := s.RateAchieved / ev.scheduleRate; r < th.MinAchievedRatio {
+			why = append(why, fmt.Sprintf("achieved %.2f req/s, %.1f%% of the schedule's %.2f (limit %.0f%%)",
+				s.RateAchieved, 100*r, ev.scheduleRate, 100*th.MinAchievedRatio))
+		}
+	}
+	if th.MaxSchedLatencyP99 > 0 && s.Client.SchedLatencyP99Ms > ms(th.MaxSchedLatencyP99) {
+		why = append(why, fmt.Sprintf("Go scheduler latency p99 %.1f ms (limit %.0f ms)", s.Client.SchedLatencyP99Ms, ms(th.MaxSchedLatencyP99)))
+	}
+	if !th.AllowDrops && s.Requests.Dropped > 0 {
+		why = append(why, fmt.Sprintf("%d requests dropped by the in-flight cap", s.Requests.Dropped))
+	}
+	if len(why) == 0 {
+		return Hazard{}, false
+	}
+	return Hazard{
+		Kind:    HazardClientSaturation,
+		Message: "the client could not keep the open-loop schedule: " + strings.Join(why, "; "),
+		Fix: fmt.Sprintf("give the load generator more free CPU (GOMAXPROCS is %d, CPU use %.0f%%), "+
+			"run it on its own machine, or raise the in-flight cap; latencies measured by a late client are too low",
+			s.Client.GOMAXPROCS, 100*s.Client.CPUUtilization),
+	}, true
+}
+
+func tooFewSamples(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
+	if th.MinTailSamples <= 0 {
+		return Hazard{}, false
+	}
+	var why []string
+	need := 0.0
+	for _, slo := range ev.slos {
+		if slo.Metric == MetricErrorRate {
+			continue
+		}
+		h := s.hists[slo.Metric]
+		if h == nil {
+			continue
+		}
+		n := float64(h.Count())
+		tail := n * (1 - slo.Percentile/100)
+		if tail < th.MinTailSamples {
+			want := th.MinTailSamples / (1 - slo.Percentile/100)
+			why = append(why, fmt.Sprintf("%s rests on %.1f observations beyond the percentile (%d samples; it needs at least %.0f)",
+				slo.Name(), tail, int64(n), want))
+			if slo.Metric != MetricITL && want > need {
+				need = want
+			}
+		}
+	}
+	if len(why) == 0 {
+		return Hazard{}, false
+	}
+	fix := "run longer or at a higher rate"
+	if need > 0 && s.RateTarget > 0 {
+		fix = fmt.Sprintf("run the step for at least %.0f s at %g req/s (%.0f requests)", need/s.RateTarget, s.RateTarget, need)
+	}
+	return Hazard{Kind: HazardTooFewSamples, Message: strings.Join(why, "; "), Fix: fix}, true
+}
+
+func warmCache(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
+	hr := s.Server.PrefixCacheHitRate
+	if th.MaxHitRateExcess <= 0 || hr == nil || *hr-ev.expectedHitRate <= th.MaxHitRateExcess {
+		return Hazard{}, false
+	}
+	reset := "the cache was not reset before the step"
+	if s.Server.PrefixCacheReset {
+		reset = "the cache was reset before the step, so the prompts themselves repeat more than the fixture says"
+	}
+	return Hazard{
+		Kind: HazardWarmCache,
+		Message: fmt.Sprintf("the prefix cache served %.0f%% of prompt tokens but the fixture expects %.0f%% (%s)",
+			100**hr, 100*ev.expectedHitRate, reset),
+		Fix: "reset the cache (serve vLLM with VLLM_SERVER_DEV_MODE=1 so /reset_prefix_cache works), keep prompt salting on, or vary the seed",
+	}, true
+}
+
+func notSteady(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
+	for _, r := range s.SLO {
+		if !r.Pass {
+			return Hazard{}, false // a failing step fails; steadiness matters only for a pass
+		}
+	}
+	var why []string
+	if th.MaxWaitingSlope > 0 && s.Server.MetricsAvailable && s.Server.WaitingSlopePerS > th.MaxWaitingSlope && s.Server.WaitingAtEnd >= 1 {
+		why = append(why, fmt.Sprintf("the server's waiting queue was still rising at %.2f requests/s at the end of the step (%.0f waiting)",
+			s.Server.WaitingSlopePerS, s.Server.WaitingAtEnd))
+	}
+	if th.MaxTTFTHalfRatio > 0 && ev.firstHalfN >= int64(th.MinHalfSamples) && ev.secondHalfN >= int64(th.MinHalfSamples) && ev.ttftFirstHalfP50 > 0 {
+		r := float64(ev.ttftSecondHalfP50) / float64(ev.ttftFirstHalfP50)
+		if r > th.MaxTTFTHalfRatio {
+			why = append(why, fmt.Sprintf("TTFT p50 rose from %.1f ms in the first half to %.1f ms in the second (×%.2f, limit ×%.2f)",
+				ms(ev.ttftFirstHalfP50), ms(ev.ttftSecondHalfP50), r, th.MaxTTFTHalfRatio))
+		}
+	}
+	if len(why) == 0 {
+		return Hazard{}, false
+	}
+	return Hazard{
+		Kind:    HazardNotSteady,
+		Message: "the step passed before reaching a steady state: " + strings.Join(why, "; "),
+		Fix:     "lengthen the step (and the warm-up) until the queue stops growing; at this rate the server may be past its capacity",
+	}, true
+}
+
+func lengthMismatch(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
+	if th.MaxMismatchFraction <= 0 || ev.lengthChecked == 0 {
+		return Hazard{}, false
+	}
+	f := float64(s.LengthMismatches) / float64(ev.lengthChecked)
+	if f <= th.MaxMismatchFraction {
+		return Hazard{}, false
+	}
+	return Hazard{
+		Kind: HazardLengthMismatch,
+		Message: fmt.Sprintf("%d of %d requests (%.1f%%) came back with prompt or output lengths more than %.0f%% off what the workload asked for",
+			s.LengthMismatches, ev.lengthChecked, 100*f, 100*th.LengthTolerance),
+		Fix: "make the server honour the lengths (ignore_eos and min_tokens must be accepted; check --max-model-len and the tokenizer), or the workload is not the one you meant to test",
+	}, true
+}

@@ -1,0 +1,168 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ReportVersion is the version of the JSON report's schema.
+const ReportVersion = "1"
+
+// Verdict is the outcome of a step or a run.
+type Verdict string
+
+// Verdicts, from best to worst. A run's verdict is its worst step's.
+const (
+	VerdictPass    Verdict = "pass"
+	VerdictFail    Verdict = "fail"    // an SLO was violated
+	VerdictInvalid Verdict = "invalid" // the measurement cannot be trusted (a hazard)
+)
+
+func worse(a, b Verdict) Verdict {
+	rank := map[Verdict]int{"": 0, VerdictPass: 1, VerdictFail: 2, VerdictInvalid: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// TargetInfo names the server a run measured. It never holds an API key.
+type TargetInfo struct {
+	Kind  string `json:"kind"`
+	URL   string `json:"url"`
+	Model string `json:"model"`
+}
+
+// Report is the JSON report of a run (DESIGN.md, "Report"): snake_case,
+// times in milliseconds.
+type Report struct {
+	Version   string       `json:"version"`
+	StartedAt time.Time    `json:"started_at"`
+	Target    TargetInfo   `json:"target"`
+	Fixture   any          `json:"fixture"`
+	Seed      int64        `json:"seed"`
+	SLO       []SLOSpec    `json:"slo"`
+	Steps     []StepReport `json:"steps"`
+	Verdict   Verdict      `json:"verdict"`
+	// Partial marks a run that was cancelled or cut short: its steps are
+	// what was measured before it stopped.
+	Partial bool   `json:"partial,omitempty"`
+	Reason  string `json:"partial_reason,omitempty"`
+}
+
+// SLOSpec is an SLO as the report states it.
+type SLOSpec struct {
+	Metric     string  `json:"metric"`
+	Percentile float64 `json:"percentile,omitempty"`
+	LimitMs    float64 `json:"limit_ms,omitempty"`
+	MaxRate    float64 `json:"max_rate,omitempty"`
+}
+
+func specOf(s SLO) SLOSpec {
+	return SLOSpec{Metric: string(s.Metric), Percentile: s.Percentile, LimitMs: ms(s.Limit), MaxRate: s.MaxRate}
+}
+
+// RequestCounts counts a step's requests. Scheduled = sent + dropped +
+// never sent (a cancelled step); sent = completed + failed + unfinished.
+type RequestCounts struct {
+	Scheduled  int `json:"scheduled"`
+	Sent       int `json:"sent"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	Unfinished int `json:"unfinished"`
+	Dropped    int `json:"dropped"`
+	Good       int `json:"good"` // completed and met every per-request limit (goodput)
+}
+
+// TokenCounts are the tokens the server reported for completed requests.
+type TokenCounts struct {
+	Input       int64   `json:"input"`
+	Output      int64   `json:"output"`
+	OutputPerS  float64 `json:"output_per_s"`
+	Events      int64   `json:"token_events"`
+	MultiEvents int64   `json:"multi_token_events"`
+	// UsageMissing counts completed requests whose server sent no usage:
+	// their output length is the count of token events.
+	UsageMissing int `json:"usage_missing"`
+}
+
+// SLOResult is one SLO checked against one step.
+type SLOResult struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile,omitempty"`
+	LimitMs    float64     `json:"limit_ms,omitempty"`
+	ObservedMs float64     `json:"observed_ms,omitempty"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	MaxRate    float64     `json:"max_rate,omitempty"`
+	Observed   float64     `json:"observed_rate,omitempty"`
+	Samples    int64       `json:"samples"`
+	// Conclusive is true when the 95% interval lies wholly on one side of
+	// the limit; NeededSamples says how many a conclusive verdict at this
+	// percentile needs at the least.
+	Conclusive    bool  `json:"conclusive"`
+	NeededSamples int64 `json:"needed_samples,omitempty"`
+	Pass          bool  `json:"pass"`
+}
+
+// Hazard is a reason the measurement cannot be trusted.
+type Hazard struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// StepReport is one rate step.
+type StepReport struct {
+	Name             string         `json:"name"`
+	RateTarget       float64        `json:"rate_target"`
+	RateAchieved     float64        `json:"rate_achieved"`
+	Arrival          string         `json:"arrival"`
+	DurationS        float64        `json:"duration_s"`
+	WarmupS          float64        `json:"warmup_s"`
+	Requests         RequestCounts  `json:"requests"`
+	Errors           map[string]int `json:"errors"`
+	TTFT             Summary        `json:"ttft_ms"`
+	TTFTSend         Summary        `json:"ttft_send_ms"`
+	ITL              Summary        `json:"itl_ms"`
+	TPOT             Summary        `json:"tpot_ms"`
+	E2EL             Summary        `json:"e2el_ms"`
+	SendLag          Summary        `json:"send_lag_ms"`
+	Goodput          float64        `json:"goodput"` // good / scheduled
+	Tokens           TokenCounts    `json:"tokens"`
+	Server           ServerStats    `json:"server"`
+	Client           ClientStats    `json:"client"`
+	LengthMismatches int            `json:"length_mismatches"`
+	Timeline         []Second       `json:"timeline,omitempty"`
+	SLO              []SLOResult    `json:"slo"`
+	Hazards          []Hazard       `json:"hazards"`
+	Verdict          Verdict        `json:"verdict"`
+	Partial          bool           `json:"partial,omitempty"`
+
+	hists map[Metric]*Histogram
+}
+
+// Histogram returns the step's histogram of a latency metric, for callers
+// that need more than the summary (HDR logs, custom percentiles).
+func (s *StepReport) Histogram(m Metric) *Histogram { return s.hists[m] }
+
+// WriteJSON writes the report to path, creating its directory.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
