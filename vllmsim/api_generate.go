@@ -1,0 +1,268 @@
+package vllmsim
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBodyBytes bounds a request body (a 16k-token prompt as ids is ~100 KB).
+const maxBodyBytes = 64 << 20
+
+// handleGenerate serves /v1/completions (chat false) and
+// /v1/chat/completions (chat true).
+func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
+	arrival := time.Now()
+	if !s.ready() {
+		writeError(w, http.StatusServiceUnavailable, "the engine is still loading the model")
+		return
+	}
+	n := s.arrivals.Add(1) - 1
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
+	req, err := decodeRequest(body, chat)
+	if err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	if req.model != "" && req.model != s.Config.servedName() {
+		s.unknownModel(w, req.model)
+		return
+	}
+	maxTokens, err := s.checkLength(req)
+	if err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	fd := drawFaults(s.Config.Faults, s.Config.Seed, n)
+	if fd.errorStatus != 0 {
+		writeError(w, fd.errorStatus, "injected fault: the server failed this request")
+		return
+	}
+	h := promptHash(req.prompt)
+	outLen, reason := outputLength(req, maxTokens, s.Config.EOSMeanTokens, s.Config.Seed, h)
+	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
+	st.seq = NewSeq(n, req.prompt, outLen)
+	st.seq.owner = st
+	s.loop.submit(st)
+	defer s.loop.abort(st) // a no-op once the sequence finished
+
+	prefix := "cmpl-"
+	if chat {
+		prefix = "chatcmpl-"
+	}
+	id := prefix + strconv.FormatUint(n, 10)
+	created := time.Now().Unix()
+	if req.stream {
+		s.writeStream(w, r, st, req, fd, newChunkFormat(chat, id, created, s.Config.servedName()), h)
+		return
+	}
+	s.writeWhole(w, r, st, req, fd, chat, id, created, h)
+}
+
+func writeRequestError(w http.ResponseWriter, err error) {
+	if re, ok := err.(*requestError); ok {
+		writeError(w, re.status, re.msg)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, err.Error())
+}
+
+// checkLength applies vLLM's context-length rules and returns max_tokens
+// (max_model_len − prompt when the client gave none).
+func (s *Server) checkLength(req genRequest) (int, error) {
+	limit, p := s.Config.MaxModelLen, len(req.prompt)
+	if p >= limit {
+		return 0, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", limit, p))
+	}
+	if req.maxTokens == -1 {
+		return limit - p, nil
+	}
+	if p+req.maxTokens > limit {
+		return 0, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", limit, p+req.maxTokens, p, req.maxTokens))
+	}
+	return req.maxTokens, nil
+}
+
+// wait blocks until the stream changes; it reports false when the client
+// went away or the server is closing.
+func (s *Server) wait(r *http.Request, st *stream) bool {
+	select {
+	case <-st.notify:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+// pause sleeps d unless the client goes away or the server closes.
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+// writeStream sends the tokens as SSE chunks as the engine produces them.
+// Tokens that piled up while the client was slow go out as separate chunks
+// in one write.
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, f *chunkFormat, h uint64) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	var buf []byte
+	sent := 0
+	for {
+		produced, done := st.progress()
+		for sent < produced {
+			if fd.disconnectAfter > 0 && sent >= fd.disconnectAfter {
+				s.cut(w, rc, st, buf)
+			}
+			if fd.stallAfter > 0 && sent >= fd.stallAfter {
+				fd.stallAfter = 0
+				if _, err := w.Write(buf); err != nil {
+					return
+				}
+				buf = buf[:0]
+				if rc.Flush() != nil || !s.pause(r, s.Config.Faults.StallFor) {
+					return
+				}
+			}
+			if f.chat && sent == 0 {
+				buf = f.appendRole(buf)
+			}
+			reason := ""
+			if done && sent == produced-1 {
+				reason = st.finishReason
+			}
+			buf = f.appendToken(buf, outputText(h, sent), reason)
+			sent++
+		}
+		if done && sent == produced {
+			if fd.disconnectAfter > 0 && sent >= fd.disconnectAfter {
+				s.cut(w, rc, st, buf)
+			}
+			if req.includeUsage {
+				buf = f.appendUsage(buf, len(req.prompt), sent)
+			}
+			buf = appendDone(buf)
+			_, _ = w.Write(buf)
+			_ = rc.Flush()
+			return
+		}
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			buf = buf[:0]
+			if rc.Flush() != nil {
+				return
+			}
+		}
+		if !s.wait(r, st) {
+			return
+		}
+	}
+}
+
+// cut writes what is pending and drops the connection without ending the
+// response, as a crashed server or a broken network would.
+func (s *Server) cut(w http.ResponseWriter, rc *http.ResponseController, st *stream, pending []byte) {
+	_, _ = w.Write(pending)
+	_ = rc.Flush()
+	s.loop.abort(st)
+	panic(http.ErrAbortHandler)
+}
+
+// writeWhole waits for the request to finish and answers in one body.
+func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, chat bool, id string, created int64, h uint64) {
+	for {
+		produced, done := st.progress()
+		if done {
+			var text strings.Builder
+			for k := range produced {
+				text.WriteString(outputText(h, k))
+			}
+			if fd.stallAfter > 0 && !s.pause(r, s.Config.Faults.StallFor) {
+				return
+			}
+			if fd.disconnectAfter > 0 {
+				s.loop.abort(st)
+				panic(http.ErrAbortHandler)
+			}
+			usage := wireUsage{PromptTokens: len(req.prompt), CompletionTokens: produced, TotalTokens: len(req.prompt) + produced}
+			if chat {
+				writeJSON(w, chatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.Config.servedName(),
+					Choices: []chatChoice{{Message: chatMsgOut{Role: "assistant", Content: text.String()}, FinishReason: st.finishReason}},
+					Usage:   usage})
+				return
+			}
+			writeJSON(w, completionResponse{ID: id, Object: "text_completion", Created: created, Model: s.Config.servedName(),
+				Choices: []completionChoice{{Text: text.String(), FinishReason: st.finishReason}}, Usage: usage})
+			return
+		}
+		if !s.wait(r, st) {
+			return
+		}
+	}
+}
+
+type wireUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+type completionChoice struct {
+	Index        int     `json:"index"`
+	Text         string  `json:"text"`
+	Logprobs     *string `json:"logprobs"`
+	FinishReason string  `json:"finish_reason"`
+	StopReason   *string `json:"stop_reason"`
+}
+
+type completionResponse struct {
+	ID      string             `json:"id"`
+	Object  string             `json:"object"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Usage   wireUsage          `json:"usage"`
+}
+
+type chatMsgOut struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatChoice struct {
+	Index        int        `json:"index"`
+	Message      chatMsgOut `json:"message"`
+	Logprobs     *string    `json:"logprobs"`
+	FinishReason string     `json:"finish_reason"`
+}
+
+type chatResponse struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   wireUsage    `json:"usage"`
+}

@@ -1,0 +1,119 @@
+package vllmsim
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	if !s.ready() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+type modelCard struct {
+	ID          string  `json:"id"`
+	Object      string  `json:"object"`
+	Created     int64   `json:"created"`
+	OwnedBy     string  `json:"owned_by"`
+	Root        string  `json:"root"`
+	Parent      *string `json:"parent"`
+	MaxModelLen int     `json:"max_model_len"`
+	Permission  []any   `json:"permission"`
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, struct {
+		Object string      `json:"object"`
+		Data   []modelCard `json:"data"`
+	}{"list", []modelCard{{ID: s.Config.servedName(), Object: "model", Created: s.created, OwnedBy: "vllm",
+		Root: s.Config.Model, MaxModelLen: s.Config.MaxModelLen, Permission: []any{}}}})
+}
+
+func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, map[string]string{"version": s.Config.Version})
+}
+
+func (s *Server) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}
+
+// handleResetPrefixCache forgets every cached prefix block, as vLLM's
+// development endpoint does; later requests find no hits until blocks are
+// computed again. The count of resets is in Stats.
+func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) {
+	s.loop.mu.Lock()
+	s.loop.eng.ResetPrefixCache()
+	s.loop.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// handleTokenize answers POST /tokenize with the same token ids the
+// generation endpoints use: {"prompt": ...} as /v1/completions reads it,
+// {"messages": [...]} as /v1/chat/completions renders it.
+func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
+	var probe struct {
+		Model    string          `json:"model"`
+		Messages json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &probe); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return
+	}
+	if probe.Model != "" && probe.Model != s.Config.servedName() {
+		s.unknownModel(w, probe.Model)
+		return
+	}
+	var tokens []int32
+	if len(probe.Messages) > 0 {
+		msgs, err := decodeMessages(probe.Messages)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		tokens = chatTokens(msgs)
+	} else {
+		var p struct {
+			Prompt json.RawMessage `json:"prompt"`
+		}
+		_ = json.Unmarshal(body, &p)
+		tokens, err = decodePrompt(p.Prompt)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	if tokens == nil {
+		tokens = []int32{}
+	}
+	writeJSON(w, struct {
+		Count       int     `json:"count"`
+		MaxModelLen int     `json:"max_model_len"`
+		Tokens      []int32 `json:"tokens"`
+		TokenStrs   *string `json:"token_strs"`
+	}{len(tokens), s.Config.MaxModelLen, tokens, nil})
+}
+
+func (s *Server) unknownModel(w http.ResponseWriter, model string) {
+	writeError(w, http.StatusNotFound, "The model `"+model+"` does not exist.")
+}

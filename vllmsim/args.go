@@ -1,0 +1,168 @@
+package vllmsim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseServeArgs parses `vllm serve` command-line arguments into a Config,
+// so that one command line (or one container's arguments) drives vLLM or
+// the simulator. It accepts an optional leading "serve" and a positional
+// model, `--flag value` and `--flag=value`, and these flags:
+//
+//	--model M, --served-model-name N, --max-model-len N, --max-num-seqs N,
+//	--max-num-batched-tokens N, --block-size N, --num-gpu-blocks-override N,
+//	--enable-prefix-caching, --no-enable-prefix-caching, --host H, --port P,
+//	--seed N, --profile NAME,
+//	--fault-error-rate F, --fault-error-status CODE,
+//	--fault-disconnect-rate F, --fault-disconnect-after TOKENS,
+//	--fault-stall-rate F, --fault-stall-after TOKENS, --fault-stall-for DURATION,
+//	--fault-startup-delay DURATION
+//
+// Any other flag is an error that names it. Host and port default to
+// 127.0.0.1 and 8000.
+func ParseServeArgs(args []string) (Config, error) {
+	cfg := Config{Host: DefaultHost, Port: DefaultPort}
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:]
+	}
+	positional := ""
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "--") || arg == "--" {
+			if arg == "--" || strings.HasPrefix(arg, "-") {
+				return cfg, fmt.Errorf("unknown flag %q (flags are spelled --name)", arg)
+			}
+			if positional != "" {
+				return cfg, fmt.Errorf("unexpected argument %q: the model is already %q", arg, positional)
+			}
+			positional = arg
+			continue
+		}
+		name, value, hasValue := strings.Cut(arg[2:], "=")
+		name = strings.ReplaceAll(name, "_", "-")
+		f, ok := serveFlags[name]
+		if !ok {
+			return cfg, fmt.Errorf("unknown flag --%s", name)
+		}
+		if f.boolean {
+			if hasValue {
+				b, err := strconv.ParseBool(value)
+				if err != nil {
+					return cfg, fmt.Errorf("flag --%s: %q is not a boolean", name, value)
+				}
+				if !b {
+					return cfg, fmt.Errorf("flag --%s takes no value", name)
+				}
+			}
+			if err := f.set(&cfg, ""); err != nil {
+				return cfg, fmt.Errorf("flag --%s: %w", name, err)
+			}
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return cfg, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		if err := f.set(&cfg, value); err != nil {
+			return cfg, fmt.Errorf("flag --%s: %w", name, err)
+		}
+	}
+	if positional != "" {
+		if cfg.Model != "" && cfg.Model != positional {
+			return cfg, fmt.Errorf("model given twice: %q and --model %q", positional, cfg.Model)
+		}
+		cfg.Model = positional
+	}
+	if _, err := cfg.withDefaults(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+type serveFlag struct {
+	boolean bool
+	set     func(c *Config, v string) error
+}
+
+func intFlag(dst func(*Config) *int, min int) serveFlag {
+	return serveFlag{set: func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		if n < min {
+			return fmt.Errorf("%d is below the minimum %d", n, min)
+		}
+		*dst(c) = n
+		return nil
+	}}
+}
+
+func rateFlag(dst func(*Config) *float64) serveFlag {
+	return serveFlag{set: func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 {
+			return fmt.Errorf("%q is not a fraction within [0, 1]", v)
+		}
+		*dst(c) = f
+		return nil
+	}}
+}
+
+func durationFlag(dst func(*Config) *time.Duration) serveFlag {
+	return serveFlag{set: func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("%q is not a duration such as 500ms", v)
+		}
+		*dst(c) = d
+		return nil
+	}}
+}
+
+func stringFlag(dst func(*Config) *string) serveFlag {
+	return serveFlag{set: func(c *Config, v string) error {
+		if v == "" {
+			return fmt.Errorf("empty value")
+		}
+		*dst(c) = v
+		return nil
+	}}
+}
+
+var serveFlags = map[string]serveFlag{
+	"model":                   stringFlag(func(c *Config) *string { return &c.Model }),
+	"served-model-name":       stringFlag(func(c *Config) *string { return &c.ServedModelName }),
+	"host":                    stringFlag(func(c *Config) *string { return &c.Host }),
+	"profile":                 stringFlag(func(c *Config) *string { return &c.ProfileName }),
+	"max-model-len":           intFlag(func(c *Config) *int { return &c.MaxModelLen }, 1),
+	"max-num-seqs":            intFlag(func(c *Config) *int { return &c.MaxNumSeqs }, 1),
+	"max-num-batched-tokens":  intFlag(func(c *Config) *int { return &c.MaxNumBatchedTokens }, 1),
+	"block-size":              intFlag(func(c *Config) *int { return &c.BlockSize }, 1),
+	"num-gpu-blocks-override": intFlag(func(c *Config) *int { return &c.NumGPUBlocks }, 1),
+	"port":                    intFlag(func(c *Config) *int { return &c.Port }, 0),
+	"seed": {set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		c.Seed = n
+		return nil
+	}},
+	"enable-prefix-caching":    {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = false; return nil }},
+	"no-enable-prefix-caching": {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = true; return nil }},
+	"fault-error-rate":         rateFlag(func(c *Config) *float64 { return &c.Faults.ErrorRate }),
+	"fault-error-status":       intFlag(func(c *Config) *int { return &c.Faults.ErrorStatus }, 400),
+	"fault-disconnect-rate":    rateFlag(func(c *Config) *float64 { return &c.Faults.DisconnectRate }),
+	"fault-disconnect-after":   intFlag(func(c *Config) *int { return &c.Faults.DisconnectAfter }, 1),
+	"fault-stall-rate":         rateFlag(func(c *Config) *float64 { return &c.Faults.StallRate }),
+	"fault-stall-after":        intFlag(func(c *Config) *int { return &c.Faults.StallAfter }, 1),
+	"fault-stall-for":          durationFlag(func(c *Config) *time.Duration { return &c.Faults.StallFor }),
+	"fault-startup-delay":      durationFlag(func(c *Config) *time.Duration { return &c.Faults.StartupDelay }),
+}

@@ -1,0 +1,147 @@
+package vllmsim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults, chosen to look like vLLM serving an 8B model on one H100.
+const (
+	DefaultModel               = "llmslo/sim-llama-3-8b"
+	DefaultMaxModelLen         = 16384 // fits the Azure conversation traces (≤ 14050 in + 1000 out)
+	DefaultMaxNumSeqs          = 256   // vLLM V1's default on GPUs
+	DefaultMaxNumBatchedTokens = 8192  // chunked prefill on, as vLLM V1 for online serving
+	DefaultBlockSize           = 16
+	DefaultNumGPUBlocks        = 30000 // 480k tokens: ~60 GiB of KV for Llama-3-8B (128 KiB per token) on an 80 GiB H100
+	DefaultEOSMeanTokens       = 256
+	DefaultVersion             = "0.11.0-llmslo-sim"
+	DefaultHost                = "127.0.0.1"
+	DefaultPort                = 8000
+	vocabSize                  = 128256 // Llama 3
+)
+
+// Config configures a simulated server. The zero value serves the defaults.
+type Config struct {
+	Model           string // --model
+	ServedModelName string // --served-model-name; Model when empty
+
+	MaxModelLen         int // --max-model-len
+	MaxNumSeqs          int // --max-num-seqs
+	MaxNumBatchedTokens int // --max-num-batched-tokens
+	BlockSize           int // --block-size
+	NumGPUBlocks        int // --num-gpu-blocks-override
+
+	// DisablePrefixCaching turns prefix caching off
+	// (--no-enable-prefix-caching); it is on by default, as in vLLM V1.
+	DisablePrefixCaching bool
+
+	// ProfileName names a step profile (--profile); Profile, when its
+	// costs are not all zero or its Name is set, is used as given instead.
+	ProfileName string
+	Profile     StepProfile
+
+	// EOSMeanTokens is the mean output length of requests that may stop
+	// early (no ignore_eos, no min_tokens); see outputLength.
+	EOSMeanTokens int
+
+	// Seed makes early stops and fault draws reproducible.
+	Seed int64
+
+	Faults Faults
+
+	Version string // GET /version
+
+	Host string // --host, for ListenAndServe
+	Port int    // --port, for ListenAndServe
+}
+
+// Faults injects failures for reliability tests. Each draw comes from a
+// generator seeded with Config.Seed and the request's arrival number, so a
+// given sequence of requests sees the same faults on every run.
+type Faults struct {
+	ErrorRate   float64 // fraction of requests answered ErrorStatus before any token
+	ErrorStatus int     // default 500
+
+	DisconnectRate  float64 // fraction of streams whose connection is cut
+	DisconnectAfter int     // … after this many tokens (default 1)
+
+	StallRate  float64       // fraction of streams that stop sending mid-stream
+	StallAfter int           // … after this many tokens (default 1)
+	StallFor   time.Duration // … for this long
+
+	// StartupDelay keeps the server unready (503 on /health and on the
+	// API) for this long after Start.
+	StartupDelay time.Duration
+}
+
+// servedName is the model name clients must use.
+func (c Config) servedName() string {
+	if c.ServedModelName != "" {
+		return c.ServedModelName
+	}
+	return c.Model
+}
+
+// withDefaults fills unset fields and checks the result.
+func (c Config) withDefaults() (Config, error) {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.Model == "" {
+		c.Model = DefaultModel
+	}
+	def(&c.MaxModelLen, DefaultMaxModelLen)
+	def(&c.MaxNumSeqs, DefaultMaxNumSeqs)
+	def(&c.MaxNumBatchedTokens, DefaultMaxNumBatchedTokens)
+	def(&c.BlockSize, DefaultBlockSize)
+	def(&c.NumGPUBlocks, DefaultNumGPUBlocks)
+	def(&c.EOSMeanTokens, DefaultEOSMeanTokens)
+	def(&c.Faults.ErrorStatus, 500)
+	def(&c.Faults.DisconnectAfter, 1)
+	def(&c.Faults.StallAfter, 1)
+	if c.Version == "" {
+		c.Version = DefaultVersion
+	}
+	if c.Host == "" {
+		c.Host = DefaultHost
+	}
+	if c.Profile == (StepProfile{}) {
+		p, err := Profile(c.ProfileName)
+		if err != nil {
+			return c, err
+		}
+		c.Profile = p
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-model-len", c.MaxModelLen}, {"max-num-seqs", c.MaxNumSeqs},
+		{"max-num-batched-tokens", c.MaxNumBatchedTokens}, {"block-size", c.BlockSize},
+		{"num-gpu-blocks-override", c.NumGPUBlocks}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("vllmsim: --%s must be positive, got %d", f.name, f.v)
+		}
+	}
+	if c.NumGPUBlocks*c.BlockSize < c.MaxModelLen {
+		// vLLM refuses to start when one request of max_model_len cannot fit.
+		return c, fmt.Errorf("vllmsim: the KV cache (%d blocks of %d tokens = %d tokens) is smaller than --max-model-len %d",
+			c.NumGPUBlocks, c.BlockSize, c.NumGPUBlocks*c.BlockSize, c.MaxModelLen)
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"error rate", c.Faults.ErrorRate}, {"disconnect rate", c.Faults.DisconnectRate}, {"stall rate", c.Faults.StallRate}} {
+		if r.v < 0 || r.v > 1 {
+			return c, fmt.Errorf("vllmsim: %s must be within [0, 1], got %g", r.name, r.v)
+		}
+	}
+	if c.Faults.ErrorStatus < 400 || c.Faults.ErrorStatus > 599 {
+		return c, fmt.Errorf("vllmsim: fault error status must be 4xx or 5xx, got %d", c.Faults.ErrorStatus)
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return c, fmt.Errorf("vllmsim: --port must be within 0..65535, got %d", c.Port)
+	}
+	return c, nil
+}

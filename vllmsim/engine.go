@@ -1,0 +1,304 @@
+package vllmsim
+
+import (
+	"fmt"
+	"time"
+)
+
+// EngineConfig sizes the engine core.
+type EngineConfig struct {
+	MaxNumSeqs          int  // most sequences in one step
+	MaxNumBatchedTokens int  // most tokens in one step (the chunked-prefill budget)
+	BlockSize           int  // tokens per KV block
+	NumBlocks           int  // KV blocks in the cache
+	PrefixCaching       bool // reuse cached full blocks of equal prefixes
+	Profile             StepProfile
+}
+
+// Engine is the clock-free core of the simulator: a model of vLLM V1's
+// scheduler. Schedule picks the next step's batch and says how long the step
+// takes; Complete applies it. The caller owns time: tests advance a virtual
+// clock by Batch.Duration, the server sleeps it. Engine is not safe for
+// concurrent use.
+type Engine struct {
+	cfg     EngineConfig
+	kv      *kvCache
+	waiting []*Seq // FIFO; preempted sequences go back to the front
+	running []*Seq // in admission order; the last is the preemption victim
+	stats   EngineStats
+	batch   Batch
+	emitted []*Seq
+}
+
+// EngineStats are the engine's running totals and current gauges.
+type EngineStats struct {
+	Running, Waiting  int
+	KVUsage           float64 // 0..1
+	PrefixQueryTokens int64   // prompt tokens looked up in the prefix cache
+	PrefixHitTokens   int64   // of which found cached
+	Preemptions       int64
+	Steps             int64
+	PrefixCacheResets int64
+	ScheduledTokens   int64
+	GeneratedTokens   int64
+	FinishedSeqs      int64
+}
+
+// Seq is one request inside the engine.
+type Seq struct {
+	ID      uint64
+	prompt  []int32
+	hashes  []uint64 // chained hashes of the prompt's full blocks
+	target  int      // output tokens to generate before finishing
+	out     int      // generated so far
+	done    bool
+	aborted bool
+
+	computed    int // tokens in the KV cache (prompt and generated)
+	registered  int // leading prompt blocks already published to the prefix cache
+	blocks      []int32
+	preemptions int
+	scheduled   bool // scheduled at least once
+	owner       *stream
+}
+
+// NewSeq makes a sequence that generates exactly outputTokens tokens (at
+// least one) after the prompt.
+func NewSeq(id uint64, prompt []int32, outputTokens int) *Seq {
+	return &Seq{ID: id, prompt: prompt, target: max(outputTokens, 1)}
+}
+
+// Generated is the number of tokens generated so far.
+func (s *Seq) Generated() int { return s.out }
+
+// Done reports whether the sequence has generated all its tokens.
+func (s *Seq) Done() bool { return s.done }
+
+// Preemptions counts how often the sequence was preempted.
+func (s *Seq) Preemptions() int { return s.preemptions }
+
+func (s *Seq) total() int { return len(s.prompt) + s.out }
+
+// Batch is one step's plan.
+type Batch struct {
+	Entries       []BatchEntry
+	Tokens        int    // tokens computed in the step
+	ContextTokens int    // tokens already cached that the step reads
+	Preempted     int    // sequences preempted while scheduling the step
+	Admitted      []*Seq // sequences scheduled for the first time in this step
+	Duration      time.Duration
+}
+
+// BatchEntry is one sequence's share of a step.
+type BatchEntry struct {
+	Seq    *Seq
+	Tokens int
+}
+
+// NewEngine makes an engine; the configuration must be positive throughout.
+func NewEngine(cfg EngineConfig) (*Engine, error) {
+	if cfg.MaxNumSeqs <= 0 || cfg.MaxNumBatchedTokens <= 0 || cfg.BlockSize <= 0 || cfg.NumBlocks <= 0 {
+		return nil, fmt.Errorf("vllmsim: engine sizes must be positive: %+v", cfg)
+	}
+	return &Engine{cfg: cfg, kv: newKVCache(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}, nil
+}
+
+// Add queues a sequence at the back of the waiting queue.
+func (e *Engine) Add(s *Seq) {
+	if e.cfg.PrefixCaching && s.hashes == nil {
+		s.hashes = blockHashes(s.prompt, e.cfg.BlockSize)
+	}
+	e.waiting = append(e.waiting, s)
+}
+
+// Abort removes a sequence wherever it is and frees its blocks.
+func (e *Engine) Abort(s *Seq) {
+	if s.done || s.aborted {
+		return
+	}
+	s.aborted = true
+	e.kv.release(s.blocks)
+	s.blocks = s.blocks[:0]
+	e.running = removeSeq(e.running, s)
+	e.waiting = removeSeq(e.waiting, s)
+}
+
+func removeSeq(q []*Seq, s *Seq) []*Seq {
+	for i, x := range q {
+		if x == s {
+			return append(q[:i], q[i+1:]...)
+		}
+	}
+	return q
+}
+
+// Idle reports whether there is nothing to schedule.
+func (e *Engine) Idle() bool { return len(e.running) == 0 && len(e.waiting) == 0 }
+
+// Stats returns the totals and the current gauges.
+func (e *Engine) Stats() EngineStats {
+	s := e.stats
+	s.Running, s.Waiting, s.KVUsage = len(e.running), len(e.waiting), e.kv.usage()
+	return s
+}
+
+// ResetPrefixCache forgets every cached block hash.
+func (e *Engine) ResetPrefixCache() {
+	e.kv.reset()
+	e.stats.PrefixCacheResets++
+}
+
+// Schedule plans the next step as vLLM V1 does: running sequences first, in
+// admission order, each taking what it still needs (one token for a decode,
+// the rest of its prompt for a prefill) within the token budget; a sequence
+// that cannot get blocks preempts the most recently admitted running
+// sequence (recompute: its blocks are freed and it returns to the front of
+// the waiting queue). Then, if nothing was preempted, waiting sequences are
+// admitted in order while there are sequence slots, budget and blocks, each
+// starting after its longest cached prefix. The returned Batch is reused by
+// the next call; it is empty when there is nothing to run.
+func (e *Engine) Schedule() *Batch {
+	b := &e.batch
+	b.Entries, b.Tokens, b.ContextTokens, b.Preempted, b.Duration = b.Entries[:0], 0, 0, 0, 0
+	clear(b.Admitted)
+	b.Admitted = b.Admitted[:0]
+	budget := e.cfg.MaxNumBatchedTokens
+	for i := 0; i < len(e.running) && budget > 0; i++ {
+		s := e.running[i]
+		n := min(s.total()-s.computed, budget)
+		if n <= 0 {
+			continue
+		}
+		need := e.kv.blocksFor(s.computed+n) - len(s.blocks)
+		selfPreempted := false
+		for need > e.kv.numFree {
+			victim := e.running[len(e.running)-1]
+			e.preempt(victim)
+			b.Preempted++
+			if victim == s {
+				selfPreempted = true
+				break
+			}
+		}
+		if selfPreempted {
+			break
+		}
+		s.blocks, _ = e.kv.allocate(s.blocks, need)
+		e.plan(s, n)
+		budget -= n
+	}
+	for b.Preempted == 0 && len(e.waiting) > 0 && len(e.running) < e.cfg.MaxNumSeqs && budget > 0 {
+		s := e.waiting[0]
+		hit := 0
+		if s.computed == 0 && e.cfg.PrefixCaching {
+			// At least one token must be computed to sample from.
+			hitBlocks := e.kv.lookup(s.hashes, (s.total()-1)/e.cfg.BlockSize)
+			hit = hitBlocks * e.cfg.BlockSize
+			n := min(s.total()-hit, budget)
+			need := e.kv.blocksFor(hit+n) - hitBlocks
+			if need > e.kv.numFree-e.kv.freeAmong(s.hashes, hitBlocks) {
+				break
+			}
+			e.stats.PrefixQueryTokens += int64(s.total())
+			e.stats.PrefixHitTokens += int64(hit)
+			s.blocks = e.kv.touch(s.blocks, s.hashes, hitBlocks)
+			s.blocks, _ = e.kv.allocate(s.blocks, need)
+			s.computed = hit
+			s.registered = hitBlocks
+			e.admit(s, n)
+			budget -= n
+			continue
+		}
+		n := min(s.total()-s.computed, budget)
+		need := e.kv.blocksFor(s.computed+n) - len(s.blocks)
+		if need > e.kv.numFree {
+			break
+		}
+		s.blocks, _ = e.kv.allocate(s.blocks, need)
+		e.admit(s, n)
+		budget -= n
+	}
+	b.Duration = e.cfg.Profile.Duration(b.Tokens, len(b.Entries), b.ContextTokens)
+	return b
+}
+
+func (e *Engine) admit(s *Seq, n int) {
+	e.waiting = e.waiting[1:]
+	e.running = append(e.running, s)
+	if !s.scheduled {
+		s.scheduled = true
+		e.batch.Admitted = append(e.batch.Admitted, s)
+	}
+	e.plan(s, n)
+}
+
+func (e *Engine) plan(s *Seq, n int) {
+	b := &e.batch
+	b.Entries = append(b.Entries, BatchEntry{Seq: s, Tokens: n})
+	b.Tokens += n
+	b.ContextTokens += s.computed
+}
+
+func (e *Engine) preempt(s *Seq) {
+	e.running = e.running[:len(e.running)-1]
+	e.kv.release(s.blocks)
+	s.blocks = s.blocks[:0]
+	s.computed, s.registered = 0, 0
+	s.preemptions++
+	e.stats.Preemptions++
+	e.waiting = append(e.waiting, nil)
+	copy(e.waiting[1:], e.waiting)
+	e.waiting[0] = s
+}
+
+// Complete applies the batch that Schedule returned: computed tokens enter
+// the KV cache, full prompt blocks are published to the prefix cache, every
+// sequence whose tokens are all computed samples one token, and sequences
+// that reach their length finish and free their blocks. It returns the
+// sequences that got a token in this step (valid until the next call).
+func (e *Engine) Complete(b *Batch) []*Seq {
+	e.emitted = e.emitted[:0]
+	if len(b.Entries) == 0 {
+		return e.emitted
+	}
+	e.stats.Steps++
+	e.stats.ScheduledTokens += int64(b.Tokens)
+	finished := false
+	for _, en := range b.Entries {
+		s := en.Seq
+		if s.aborted {
+			continue
+		}
+		s.computed += en.Tokens
+		if e.cfg.PrefixCaching {
+			full := min(s.computed, len(s.prompt)) / e.cfg.BlockSize
+			for ; s.registered < full; s.registered++ {
+				e.kv.register(s.blocks[s.registered], s.hashes[s.registered])
+			}
+		}
+		if s.computed < s.total() {
+			continue // a prefill chunk short of the end samples nothing
+		}
+		s.out++
+		e.stats.GeneratedTokens++
+		e.emitted = append(e.emitted, s)
+		if s.out >= s.target {
+			s.done = true
+			finished = true
+			e.stats.FinishedSeqs++
+			e.kv.release(s.blocks)
+			s.blocks = s.blocks[:0]
+		}
+	}
+	if finished {
+		kept := e.running[:0]
+		for _, s := range e.running {
+			if !s.done {
+				kept = append(kept, s)
+			}
+		}
+		clear(e.running[len(kept):])
+		e.running = kept
+	}
+	return e.emitted
+}

@@ -1,0 +1,147 @@
+package vllmsim
+
+import (
+	"sync"
+	"time"
+)
+
+// stream is one request's link between the engine loop and its HTTP
+// handler. The loop only bumps a counter and signals; tokens are derived
+// from the count, so a slow client never holds the engine up and needs no
+// buffer beyond the count.
+type stream struct {
+	seq          *Seq
+	arrival      time.Time
+	notify       chan struct{} // capacity 1: "something changed"
+	mu           sync.Mutex
+	produced     int
+	done         bool
+	finishReason string // "stop" or "length", decided at arrival
+	firstAt      time.Time
+	lastAt       time.Time
+}
+
+// progress returns how many tokens are ready and whether the sequence is
+// finished.
+func (st *stream) progress() (int, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.produced, st.done
+}
+
+func (st *stream) signal() {
+	select {
+	case st.notify <- struct{}{}:
+	default:
+	}
+}
+
+// loop runs the engine in real time on one goroutine: schedule a step, wait
+// until its absolute deadline, apply it, publish the tokens. Deadlines are
+// chained (each step ends Duration after the previous one's deadline, not
+// after the moment the loop woke up), so timer overshoot is paid back by the
+// next step and the pace over many steps matches the model.
+type loop struct {
+	mu      sync.Mutex // guards eng
+	eng     *Engine
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	metrics *metrics
+	now     func() time.Time
+	fresh   []*Seq
+}
+
+// maxLag bounds how far behind its deadlines the loop may fall before it
+// stops catching up (after a pause of the whole process, say).
+const maxLag = 5 * time.Millisecond
+
+func (l *loop) submit(st *stream) {
+	l.mu.Lock()
+	l.eng.Add(st.seq)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *loop) abort(st *stream) {
+	l.mu.Lock()
+	finished := st.seq.done || st.seq.aborted
+	l.eng.Abort(st.seq)
+	l.mu.Unlock()
+	if !finished {
+		l.metrics.finished("abort")
+	}
+}
+
+func (l *loop) run() {
+	defer close(l.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var deadline time.Time
+	for {
+		l.mu.Lock()
+		if l.eng.Idle() {
+			l.mu.Unlock()
+			select {
+			case <-l.wake:
+				deadline = time.Time{}
+				continue
+			case <-l.stop:
+				return
+			}
+		}
+		b := l.eng.Schedule()
+		fresh := append(l.fresh[:0], b.Admitted...)
+		l.fresh = fresh
+		dur := b.Duration
+		preempted := b.Preempted
+		l.mu.Unlock()
+
+		now := l.now()
+		if deadline.IsZero() || now.Sub(deadline) > maxLag {
+			deadline = now
+		}
+		deadline = deadline.Add(dur)
+		l.metrics.stepStarted(now, fresh, preempted)
+		if wait := deadline.Sub(now); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-l.stop:
+				return
+			}
+		} else {
+			select {
+			case <-l.stop:
+				return
+			default:
+			}
+		}
+
+		l.mu.Lock()
+		emitted := l.eng.Complete(b)
+		at := l.now()
+		for _, s := range emitted {
+			st := s.owner
+			if st == nil {
+				continue
+			}
+			st.mu.Lock()
+			st.produced = s.out
+			st.done = s.done
+			first := st.firstAt.IsZero()
+			prev := st.lastAt
+			if first {
+				st.firstAt = at
+			}
+			st.lastAt = at
+			st.mu.Unlock()
+			l.metrics.token(st, first, at, prev)
+			st.signal()
+		}
+		l.mu.Unlock()
+	}
+}
