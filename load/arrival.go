@@ -22,6 +22,11 @@ const (
 	ArrivalRamp     ArrivalKind = "ramp"     // a rate rising linearly from From to the step's rate
 )
 
+// minBurstiness is the smallest gamma shape a schedule accepts: below it
+// a step degenerates into a handful of bursts separated by silences longer
+// than most steps, and the gaps underflow to zero.
+const minBurstiness = 0.001
+
 // maxScheduled bounds the size of one schedule: beyond it the rate or the
 // duration is almost certainly a mistake, and the offsets alone would need
 // hundreds of megabytes.
@@ -42,7 +47,7 @@ type Arrival struct {
 }
 
 // ParseArrival reads the --arrival flag: "constant", "poisson", "gamma:B"
-// (B > 0), "trace", "trace:SPEED" (SPEED > 0), "ramp:FROM" (FROM ≥ 0; a bare
+// (B ≥ 0.001), "trace", "trace:SPEED" (SPEED > 0), "ramp:FROM" (FROM ≥ 0; a bare
 // "ramp" starts from 0). Kinds are case-insensitive; spaces around the
 // parts are ignored.
 func ParseArrival(s string) (Arrival, error) {
@@ -75,6 +80,9 @@ func ParseArrival(s string) (Arrival, error) {
 		}
 		if b <= 0 {
 			return bad("burstiness %q must be greater than 0", arg)
+		}
+		if b < minBurstiness {
+			return bad("burstiness %q is below the smallest supported, %v", arg, minBurstiness)
 		}
 		return Arrival{Kind: kind, Burstiness: b}, nil
 	case ArrivalTrace:
@@ -145,8 +153,8 @@ func (a Arrival) Schedule(rate float64, d time.Duration, seed int64, trace []tim
 	case ArrivalPoisson:
 		return PoissonSchedule(rate, d, rng), nil
 	case ArrivalGamma:
-		if !validRate(a.Burstiness) {
-			return nil, fmt.Errorf("arrival %s: burstiness %v must be a positive, finite number", a, a.Burstiness)
+		if !validRate(a.Burstiness) || a.Burstiness < minBurstiness {
+			return nil, fmt.Errorf("arrival %s: burstiness %v must be a finite number of at least %v", a, a.Burstiness, minBurstiness)
 		}
 		return GammaSchedule(rate, a.Burstiness, d, rng), nil
 	case ArrivalTrace:

@@ -62,7 +62,7 @@ func renewal(rate float64, d time.Duration, gap func() float64) []time.Duration 
 	t := 0.0
 	for {
 		t += gap()
-		if t >= limit {
+		if !(t < limit) { // also ends on a NaN from absurd parameters
 			return out
 		}
 		if off := secondsToDuration(t); off < d {
