@@ -140,3 +140,18 @@ func verdictOf(s *StepReport) Verdict {
 	}
 	return VerdictPass
 }
+
+// Judge checks one SLO against the step, as the step's own SLOs were.
+func (s *StepReport) Judge(slo SLO, strict bool) SLOResult {
+	return judgeSLOs(s, []SLO{slo}, strict)[0]
+}
+
+// HasHazard reports whether the step has a hazard of the kind.
+func (s *StepReport) HasHazard(kind string) bool {
+	for _, h := range s.Hazards {
+		if h.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -21,7 +21,8 @@ const (
 	VerdictInvalid Verdict = "invalid" // the measurement cannot be trusted (a hazard)
 )
 
-func worse(a, b Verdict) Verdict {
+// Worse returns the worse of two verdicts.
+func Worse(a, b Verdict) Verdict {
 	rank := map[Verdict]int{"": 0, VerdictPass: 1, VerdictFail: 2, VerdictInvalid: 3}
 	if rank[b] > rank[a] {
 		return b

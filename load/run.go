@@ -114,7 +114,7 @@ func Run(ctx context.Context, p Plan) (*Report, error) {
 		next += used
 		if st != nil {
 			rep.Steps = append(rep.Steps, *st)
-			rep.Verdict = worse(rep.Verdict, st.Verdict)
+			rep.Verdict = Worse(rep.Verdict, st.Verdict)
 			if p.OnStep != nil {
 				p.OnStep(*st)
 			}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/slotest"
+)
+
+func init() {
+	register("run", command{summary: "measure a server at fixed open-loop rates and check SLOs", run: runCmd})
+}
+
+// runFlags are the inputs run and sweep share.
+type runFlags struct {
+	target, fixture, rates, arrival, api, model, report string
+	duration, warmup, drain                             time.Duration
+	seed                                                int64
+	maxInFlight                                         int
+	salt, reset, strict, quiet                          bool
+	slos                                                multiFlag
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.target, "target", "sim", "sim, vllm, or the URL of an OpenAI-compatible server (API key from LLMSLO_API_KEY or OPENAI_API_KEY)")
+	fs.StringVar(&f.fixture, "fixture", slotest.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
+	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8")
+	fs.StringVar(&f.arrival, "arrival", "poisson", "poisson, constant, gamma:B, trace[:SPEED], ramp:FROM")
+	fs.StringVar(&f.api, "api", "completions", "completions or chat")
+	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
+	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
+	fs.DurationVar(&f.duration, "duration", slotest.DefaultDuration, "measured duration of each step")
+	fs.DurationVar(&f.warmup, "warmup", slotest.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
+	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
+	fs.Int64Var(&f.seed, "seed", slotest.DefaultSeed, "seed for sampling and arrivals")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
+	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
+	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows")
+	fs.BoolVar(&f.strict, "strict", false, "pass a latency SLO only when its 95% interval is under the limit")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
+}
+
+// config turns the flags into a slotest.Config.
+func (f *runFlags) config(stderr io.Writer) (slotest.Config, error) {
+	opts := []slotest.Option{
+		slotest.WithTarget(f.target), slotest.WithFixture(f.fixture), slotest.WithArrival(f.arrival),
+		slotest.WithDuration(f.duration), slotest.WithWarmup(f.warmup), slotest.WithSeed(f.seed),
+		slotest.WithMaxInFlight(f.maxInFlight), slotest.WithSalt(f.salt), slotest.WithResetPrefixCache(f.reset),
+		slotest.WithModel(f.model), slotest.WithDrainTimeout(f.drain),
+	}
+	switch f.api {
+	case "completions":
+		opts = append(opts, slotest.WithAPI(load.APICompletions))
+	case "chat":
+		opts = append(opts, slotest.WithAPI(load.APIChat))
+	default:
+		return slotest.Config{}, fmt.Errorf("--api %q: want completions or chat", f.api)
+	}
+	if len(f.slos) > 0 {
+		opts = append(opts, slotest.WithSLO(f.slos...))
+	}
+	if f.strict {
+		opts = append(opts, slotest.WithStrict())
+	}
+	if !f.quiet {
+		opts = append(opts, slotest.WithProgress(stderr))
+	}
+	arr, err := load.ParseArrival(f.arrival)
+	if err != nil {
+		return slotest.Config{}, fmt.Errorf("--arrival: %w", err)
+	}
+	rates, err := parseRates(f.rates)
+	if err != nil {
+		return slotest.Config{}, err
+	}
+	replay := arr.Kind == load.ArrivalTrace && arr.Speed > 0
+	switch {
+	case replay && len(rates) > 0:
+		return slotest.Config{}, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
+	case !replay && len(rates) == 0:
+		return slotest.Config{}, errors.New("--rates is required, e.g. --rates 2,4,8")
+	}
+	opts = append(opts, slotest.WithRates(rates...))
+	if _, err := load.ParseSLOs(f.slos); err != nil {
+		return slotest.Config{}, fmt.Errorf("--slo: %w", err)
+	}
+	return slotest.NewConfig(opts...), nil
+}
+
+func parseRates(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || r <= 0 || r > 1e6 {
+			return nil, fmt.Errorf("--rates: %q is not a rate in requests per second (a positive number)", part)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("llmslo run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	cfg, err := f.config(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
+		return exitUsage
+	}
+	rep, err := slotest.Measure(ctx, cfg)
+	if rep == nil {
+		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
+		return exitUsage
+	}
+	return finish(rep, err, f.report, stdout, stderr)
+}
+
+// finish prints the summary, writes the report, and maps the verdict to
+// the exit code.
+func finish(rep *load.Report, runErr error, reportPath string, stdout, stderr io.Writer) int {
+	slotest.WriteSummary(stdout, rep)
+	if reportPath != "" {
+		if err := rep.WriteJSON(reportPath); err != nil {
+			fmt.Fprintf(stderr, "llmslo: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "report written to %s\n", reportPath)
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)
+	}
+	switch rep.Verdict {
+	case load.VerdictInvalid:
+		return exitInvalid
+	case load.VerdictFail:
+		return exitFail
+	}
+	if runErr != nil || rep.Partial {
+		return exitFail
+	}
+	return exitPass
+}

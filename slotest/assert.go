@@ -1,0 +1,77 @@
+package slotest
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+// AssertSLO checks an SLO expression ("ttft.p95<=500ms", "e2el.p50<=2s",
+// "error_rate<=1%") against a step, any metric at any percentile. On
+// failure it prints the step's table. It returns whether the SLO held.
+func AssertSLO(t assert.TestingT, st *load.StepReport, expr string) bool {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	slo, err := load.ParseSLO(expr)
+	if err != nil {
+		return assert.Fail(t, fmt.Sprintf("slotest: %v", err))
+	}
+	r := st.Judge(slo, false)
+	if r.Pass {
+		return true
+	}
+	return assert.Fail(t, fmt.Sprintf("%s: SLO violated: %s", st.Name, sloName(r)), stepTable(st))
+}
+
+// AssertP95TTFT checks the step's p95 time to first token.
+func AssertP95TTFT(t assert.TestingT, st *load.StepReport, limit string) bool {
+	return AssertSLO(t, st, "ttft.p95<="+limit)
+}
+
+// AssertP99ITL checks the step's p99 inter-token latency.
+func AssertP99ITL(t assert.TestingT, st *load.StepReport, limit string) bool {
+	return AssertSLO(t, st, "itl.p99<="+limit)
+}
+
+// AssertErrorRate checks the step's error rate, given as "1%" or "0.01".
+func AssertErrorRate(t assert.TestingT, st *load.StepReport, limit string) bool {
+	return AssertSLO(t, st, "error_rate<="+limit)
+}
+
+// AssertGoodput checks that at least min (a fraction) of the step's
+// scheduled requests met every per-request SLO.
+func AssertGoodput(t assert.TestingT, st *load.StepReport, min float64) bool {
+	if st.Goodput >= min {
+		return true
+	}
+	return assert.Fail(t, fmt.Sprintf("%s: goodput %.1f%% is under %.1f%% (%d of %d requests met every per-request SLO)",
+		st.Name, 100*st.Goodput, 100*min, st.Requests.Good, st.Requests.Scheduled), stepTable(st))
+}
+
+// AssertValid checks that no hazard made the step's measurement
+// untrustworthy.
+func AssertValid(t assert.TestingT, st *load.StepReport) bool {
+	if len(st.Hazards) == 0 {
+		return true
+	}
+	return assert.Fail(t, fmt.Sprintf("%s: the measurement cannot be trusted", st.Name), stepTable(st))
+}
+
+// AssertHazard checks that a hazard of the kind fired: for tests of the
+// hazard detectors themselves, and for examples that show a trap.
+func AssertHazard(t assert.TestingT, st *load.StepReport, kind string) bool {
+	if st.HasHazard(kind) {
+		return true
+	}
+	return assert.Fail(t, fmt.Sprintf("%s: expected hazard %s, got none of that kind", st.Name, kind), stepTable(st))
+}
+
+func stepTable(st *load.StepReport) string {
+	var b bytes.Buffer
+	WriteStep(&b, st)
+	return b.String()
+}

@@ -1,0 +1,16 @@
+// Package slotest gates LLM serving on service-level objectives from go
+// test. One call, Run, starts a target (the in-process vLLM simulator by
+// default, a URL, or a vLLM container), replays a fixture at open-loop rates
+// (each rate a subtest), and fails a step whose p95 TTFT, p99 ITL or any
+// other SLO is violated, or whose measurement cannot be trusted: a warm
+// prefix cache, a client too slow to keep the schedule, a server not yet in
+// a steady state, too few samples for the percentile, or a server that did
+// not honour the requested lengths.
+//
+// The core (Open, Session.Step, Measure) returns errors and reports and
+// knows nothing of testing; Run and CheckStep are thin testing.TB wrappers.
+// The llmslo command uses the same core.
+//
+// It is not a micro-benchmark harness: a step lasts seconds to minutes, and
+// its verdict rests on percentiles with stated confidence intervals.
+package slotest

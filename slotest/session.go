@@ -1,0 +1,186 @@
+package slotest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load"
+)
+
+// Session is an open measurement: a target, a workload and a plan, run a
+// step at a time. Measure runs all steps; the go test face runs each step
+// as a subtest.
+type Session struct {
+	cfg     Config
+	target  *Target
+	client  *load.Client
+	plan    load.Plan
+	report  *load.Report
+	next    int
+	fixture *fixtures.Fixture
+}
+
+// Open starts (or reaches) the target and prepares the workload. Close
+// releases them.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	slos, err := load.ParseSLOs(cfg.SLOs)
+	if err != nil {
+		return nil, fmt.Errorf("slotest: %w", err)
+	}
+	arrival, err := load.ParseArrival(cfg.Arrival)
+	if err != nil {
+		return nil, fmt.Errorf("slotest: %w", err)
+	}
+	fx, err := fixtures.Open(cfg.Fixture)
+	if err != nil {
+		return nil, fmt.Errorf("slotest: fixture: %w", err)
+	}
+	target, err := StartTarget(ctx, cfg.Target)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, target: target}
+	if err := s.prepare(ctx, fx, slos, arrival); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load.SLO, arrival load.Arrival) error {
+	cfg := s.cfg
+	maxLen := cfg.MaxModelLen
+	if maxLen == 0 && s.target.Kind == TargetSim {
+		maxLen = s.target.maxModelLen
+	}
+	if maxLen > 0 {
+		fx = fx.Clip(maxLen)
+	}
+	s.fixture = fx
+	if s.target.Model == "" {
+		if err := s.target.checkHealth(ctx); err != nil {
+			return err
+		}
+	}
+	client, err := s.target.client(cfg.API)
+	if err != nil {
+		return fmt.Errorf("slotest: %w", err)
+	}
+	s.client = client
+	hc := s.target.httpClient()
+	wopts := fixtures.WorkloadOptions{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: arrival.Kind == load.ArrivalTrace}
+	if cfg.API == load.APIChat {
+		wopts.Tokenizer = fixtures.NewHTTPTokenizer(s.target.URL, s.target.Model, hc)
+	}
+	w, err := fixtures.NewWorkload(fx, wopts)
+	if err != nil {
+		return fmt.Errorf("slotest: workload: %w", err)
+	}
+	drain := cfg.DrainTimeout
+	if drain == 0 {
+		drain = max(30*time.Second, cfg.Duration)
+	}
+	info := fx.Info()
+	s.plan = load.Plan{
+		Target:                s.target.Info(),
+		Doer:                  client,
+		Workload:              w,
+		Fixture:               info,
+		ExpectedPrefixHitRate: info.ExpectedPrefixHitRate,
+		Trace:                 fx.ArrivalOffsets(),
+		Rates:                 cfg.Rates,
+		Arrival:               arrival,
+		Duration:              cfg.Duration,
+		Warmup:                cfg.Warmup,
+		Seed:                  cfg.Seed,
+		SLOs:                  slos,
+		Strict:                cfg.Strict,
+		MaxInFlight:           cfg.MaxInFlight,
+		DrainTimeout:          drain,
+		BaseURL:               s.target.URL,
+		HTTPClient:            hc,
+		ResetPrefixCache:      cfg.ResetPrefixCache,
+		Thresholds:            cfg.Thresholds,
+		Progress:              cfg.Progress,
+	}
+	s.report = s.plan.NewReport()
+	return nil
+}
+
+// Target is the server being measured.
+func (s *Session) Target() *Target { return s.target }
+
+// Plan is the engine plan the session runs.
+func (s *Session) Plan() *load.Plan { return &s.plan }
+
+// Steps lists the rates the session's steps run at.
+func (s *Session) Steps() []float64 { return s.plan.Steps() }
+
+// Report is the report so far.
+func (s *Session) Report() *load.Report { return s.report }
+
+// Step runs one step at rate, with duration and warm-up overriding the
+// plan's when positive. Its report is added to the session's report, also
+// when ctx cut it short (then marked partial and returned with ctx's error).
+func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.Duration) (*load.StepReport, error) {
+	p := s.plan
+	if duration > 0 {
+		p.Duration = duration
+	}
+	if warmup >= 0 && duration > 0 {
+		p.Warmup = warmup
+	}
+	st, used, err := load.RunStep(ctx, p, rate, s.next)
+	s.next += used
+	if st != nil {
+		s.report.Steps = append(s.report.Steps, *st)
+		s.report.Verdict = load.Worse(s.report.Verdict, st.Verdict)
+	}
+	if err != nil {
+		s.report.Partial = true
+		s.report.Reason = err.Error()
+	}
+	return st, err
+}
+
+// WriteReport writes the report into dir as report.json.
+func (s *Session) WriteReport(dir string) (string, error) {
+	path := filepath.Join(dir, "report.json")
+	return path, s.report.WriteJSON(path)
+}
+
+// Close releases the client and whatever the target started.
+func (s *Session) Close() error {
+	if s.client != nil {
+		s.client.Close()
+	}
+	return s.target.Close()
+}
+
+// Measure runs every step of cfg and returns the report. When ctx ends
+// it returns the partial report with ctx's error; the report, whole or
+// partial, is written to cfg.ReportDir when that is set.
+func Measure(ctx context.Context, cfg Config) (*load.Report, error) {
+	s, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	for _, rate := range s.Steps() {
+		if _, err = s.Step(ctx, rate, 0, -1); err != nil {
+			break
+		}
+	}
+	if cfg.ReportDir != "" {
+		if _, werr := s.WriteReport(cfg.ReportDir); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return s.report, err
+}

@@ -1,0 +1,162 @@
+package slotest
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+// Run measures the target at each of the config's rates, each step a
+// subtest named like "rate=4" (so -run picks one), and fails a step whose
+// SLO is violated or whose measurement cannot be trusted, with a message
+// that says which and what to do. It returns the run's report.
+//
+// SLOTEST_TARGET, when set, overrides the target (sim, vllm or a URL), so
+// one test file gates the simulator on a laptop and a real server in CI.
+// Under -short steps and warm-ups are a quarter as long. Steps are shortened
+// to fit the test's deadline, or the test fails before it starts when they
+// cannot fit. The report goes to t.ArtifactDir() under -artifacts, or to
+// SLOTEST_REPORT_DIR; a cancelled run still writes it, marked partial.
+func Run(t *testing.T, opts ...Option) *load.Report {
+	t.Helper()
+	cfg := NewConfig(opts...)
+	if env := os.Getenv(EnvTarget); env != "" {
+		cfg.Target.Target = env
+	}
+	if testing.Short() {
+		cfg.Duration /= ShortDivisor
+		cfg.Warmup /= ShortDivisor
+	}
+	if err := fitDeadline(t, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("slotest: close target: %v", err)
+		}
+	})
+	dir := reportDir(t, cfg)
+	t.Cleanup(func() { writeReports(t, s, dir) })
+	for _, rate := range s.Steps() {
+		t.Run(load.StepName(s.plan.Arrival, rate), func(t *testing.T) {
+			st, err := s.Step(t.Context(), rate, 0, -1)
+			if st == nil {
+				t.Fatalf("slotest: step did not run: %v", err)
+			}
+			CheckStep(t, st)
+			if err != nil {
+				t.Errorf("slotest: step cut short (%v); its report is marked partial", err)
+			}
+		})
+	}
+	return s.Report()
+}
+
+// CheckStep logs a step's table and fails t when the step is not a pass: a
+// hazard and an SLO violation give different messages.
+func CheckStep(t testing.TB, st *load.StepReport) {
+	t.Helper()
+	var buf bytes.Buffer
+	WriteStep(&buf, st)
+	switch st.Verdict {
+	case load.VerdictPass:
+		t.Log("\n" + buf.String())
+	case load.VerdictInvalid:
+		var kinds []string
+		for _, h := range st.Hazards {
+			kinds = append(kinds, h.Kind)
+		}
+		t.Errorf("%s: the measurement cannot be trusted (%s), so the SLOs were not judged:\n%s",
+			st.Name, strings.Join(kinds, ", "), buf.String())
+	default:
+		var failed []string
+		for _, r := range st.SLO {
+			if !r.Pass {
+				failed = append(failed, sloName(r))
+			}
+		}
+		t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
+	}
+}
+
+func sloName(r load.SLOResult) string {
+	if r.Metric == string(load.MetricErrorRate) {
+		return fmt.Sprintf("error_rate %.2f%% > %.2f%%", 100*r.Observed, 100*r.MaxRate)
+	}
+	return fmt.Sprintf("%s.p%g %.1f ms > %g ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs)
+}
+
+// fitDeadline shortens steps so the run ends before the test's deadline,
+// keeping a margin; it fails when even a short step cannot fit.
+func fitDeadline(t *testing.T, cfg *Config) error {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return nil
+	}
+	steps := len(cfg.Rates)
+	if steps == 0 {
+		steps = 1
+	}
+	left := time.Until(deadline)
+	budget := time.Duration(float64(left)*0.8) - 10*time.Second // start-up and reports
+	drain := cfg.DrainTimeout
+	if drain == 0 {
+		drain = max(30*time.Second, cfg.Duration)
+	}
+	per := cfg.Warmup + cfg.Duration + drain
+	if per*time.Duration(steps) <= budget {
+		return nil
+	}
+	scale := float64(budget) / float64(per*time.Duration(steps))
+	if scale <= 0 || time.Duration(float64(cfg.Duration)*scale) < time.Second {
+		return fmt.Errorf("slotest: %d steps of %v (+%v warm-up, up to %v drain) cannot fit in the %v left before the test's deadline: raise -timeout or use fewer rates",
+			steps, cfg.Duration, cfg.Warmup, drain, left.Round(time.Second))
+	}
+	cfg.Duration = time.Duration(float64(cfg.Duration) * scale)
+	cfg.Warmup = time.Duration(float64(cfg.Warmup) * scale)
+	cfg.DrainTimeout = time.Duration(float64(drain) * scale)
+	t.Logf("slotest: steps shortened to %v (warm-up %v) to end before the test's deadline", cfg.Duration.Round(time.Millisecond), cfg.Warmup.Round(time.Millisecond))
+	return nil
+}
+
+// EnvReportDir names a directory for reports when -artifacts is not given.
+const EnvReportDir = "SLOTEST_REPORT_DIR"
+
+func reportDir(t *testing.T, cfg Config) string {
+	if cfg.ReportDir != "" {
+		return cfg.ReportDir
+	}
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		return t.ArtifactDir()
+	}
+	if d := os.Getenv(EnvReportDir); d != "" {
+		return filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
+	return ""
+}
+
+// writeReports writes the report (whole, or partial after a cancel) and
+// the CI step summary.
+func writeReports(t *testing.T, s *Session, dir string) {
+	if dir != "" {
+		if path, err := s.WriteReport(dir); err != nil {
+			t.Errorf("slotest: %v", err)
+		} else {
+			t.Logf("slotest: report written to %s", path)
+		}
+	}
+	if err := AppendStepSummary(os.Getenv(EnvStepSummary), t.Name(), s.Report()); err != nil {
+		t.Errorf("slotest: %s: %v", EnvStepSummary, err)
+	}
+}

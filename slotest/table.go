@@ -1,0 +1,104 @@
+package slotest
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+// WriteSummary writes one line per step: what a person reads first.
+func WriteSummary(w io.Writer, r *load.Report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\trate\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		fmt.Fprintf(tw, "%s\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t\n",
+			s.Name, s.RateAchieved, s.Requests.Sent, s.Requests.Completed, s.Requests.Failed+s.Requests.Unfinished,
+			msCell(s.TTFT.P50, s.TTFT.Count), msCell(s.TTFT.P95, s.TTFT.Count), msCell(s.TTFT.P99, s.TTFT.Count),
+			msCell(s.ITL.P50, s.ITL.Count), msCell(s.ITL.P99, s.ITL.Count), msCell(s.TPOT.P50, s.TPOT.Count),
+			100*s.Goodput, verdictCell(s))
+	}
+	tw.Flush()
+	for i := range r.Steps {
+		for _, h := range r.Steps[i].Hazards {
+			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
+		}
+	}
+	fmt.Fprintf(w, "verdict: %s", r.Verdict)
+	if r.Partial {
+		fmt.Fprintf(w, " (partial: %s)", r.Reason)
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteStep writes a step's SLO table: each SLO with the observed value,
+// its 95% interval, the limit and the verdict, then the rate and hazards.
+func WriteStep(w io.Writer, s *load.StepReport) {
+	fmt.Fprintf(w, "%s: %s, %.2f req/s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
+		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateTarget,
+		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")
+	for _, r := range s.SLO {
+		name, obs, ci, limit := r.Metric, "", "", ""
+		if r.Metric == string(load.MetricErrorRate) {
+			obs, limit, ci = fmt.Sprintf("%.2f%%", 100*r.Observed), fmt.Sprintf("%.2f%%", 100*r.MaxRate), "-"
+		} else {
+			name = fmt.Sprintf("%s.p%g", r.Metric, r.Percentile)
+			obs, limit, ci = fmt.Sprintf("%.1f ms", r.ObservedMs), fmt.Sprintf("%g ms", r.LimitMs), "n/a"
+			if r.CI95Ms != nil {
+				ci = fmt.Sprintf("[%.1f, %.1f] ms", r.CI95Ms[0], r.CI95Ms[1])
+			}
+			if r.Samples == 0 {
+				obs = "no samples"
+			}
+		}
+		res := "pass"
+		if !r.Pass {
+			res = "FAIL"
+		}
+		if !r.Conclusive && r.Metric != string(load.MetricErrorRate) {
+			res += fmt.Sprintf(" (inconclusive: %d samples, a conclusive run needs %d or more)", r.Samples, r.NeededSamples)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
+	}
+	tw.Flush()
+	if len(s.Errors) > 0 {
+		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
+	}
+	for _, h := range s.Hazards {
+		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
+	}
+}
+
+func formatErrors(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func msCell(v float64, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fms", v)
+}
+
+func verdictCell(s *load.StepReport) string {
+	v := strings.ToUpper(string(s.Verdict))
+	if s.Partial {
+		v += "*"
+	}
+	return v
+}
