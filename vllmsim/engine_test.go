@@ -1,0 +1,221 @@
+package vllmsim
+
+import (
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) { goleakVerify(m) }
+
+// The default profile on an idle engine: one 1024-token prompt, 256 output
+// tokens. TTFT is one prefill step, TPOT the mean decode step.
+func TestIdleTimingVirtual(t *testing.T) {
+	e := defaultEngine(t, nil)
+	v := newVRun(e)
+	r := &vreq{prompt: wordsPrompt(1, 1024), out: 256}
+	v.add(r)
+	v.run(time.Hour)
+	p := h100Llama3_8B
+	wantTTFT := p.Duration(1024, 1, 0)
+	if r.ttft() != wantTTFT {
+		t.Fatalf("TTFT = %v, want exactly one prefill step %v", r.ttft(), wantTTFT)
+	}
+	var sum time.Duration
+	for k := 1; k < 256; k++ {
+		sum += p.Duration(1, 1, 1024+k-1)
+	}
+	if got, want := r.tpot(), sum/255; got != want {
+		t.Fatalf("TPOT = %v, want %v", got, want)
+	}
+	within(t, "TTFT", r.ttft(), 70*time.Millisecond, 0.05)
+	within(t, "TPOT", r.tpot(), 8*time.Millisecond, 0.05)
+	t.Logf("idle 1024/256: TTFT %v, TPOT %v", r.ttft(), r.tpot())
+}
+
+func within(t *testing.T, what string, got, want time.Duration, frac float64) {
+	t.Helper()
+	if d := got - want; d < -time.Duration(frac*float64(want)) || d > time.Duration(frac*float64(want)) {
+		t.Fatalf("%s = %v, want %v ± %.0f%%", what, got, want, frac*100)
+	}
+}
+
+func TestSchedulerRespectsLimits(t *testing.T) {
+	e := defaultEngine(t, func(c *EngineConfig) { c.MaxNumSeqs = 5; c.MaxNumBatchedTokens = 300 })
+	for i := range 20 {
+		e.Add(NewSeq(uint64(i), wordsPrompt(i, 100+i*10), 8))
+	}
+	steps := 0
+	for !e.Idle() {
+		b := e.Schedule()
+		if len(b.Entries) > 5 {
+			t.Fatalf("step %d has %d sequences, max_num_seqs is 5", steps, len(b.Entries))
+		}
+		if b.Tokens > 300 {
+			t.Fatalf("step %d has %d tokens, max_num_batched_tokens is 300", steps, b.Tokens)
+		}
+		e.Complete(b)
+		steps++
+		if steps > 10000 {
+			t.Fatal("engine did not drain")
+		}
+	}
+	st := e.Stats()
+	if st.FinishedSeqs != 20 || st.GeneratedTokens != 160 {
+		t.Fatalf("finished %d generated %d, want 20 and 160", st.FinishedSeqs, st.GeneratedTokens)
+	}
+	if st.KVUsage != 0 {
+		t.Fatalf("KV usage %v after draining, want 0", st.KVUsage)
+	}
+}
+
+// A long prompt arriving while others decode is prefilled in chunks, so no
+// decode waits longer than a step whose tokens fit the budget.
+func TestChunkedPrefillKeepsDecodesMoving(t *testing.T) {
+	const budget = 2048
+	p := h100Llama3_8B
+	worstGap := func(chunked bool) time.Duration {
+		e := defaultEngine(t, func(c *EngineConfig) {
+			c.MaxNumBatchedTokens = budget
+			if !chunked {
+				c.MaxNumBatchedTokens = 32768
+			}
+		})
+		v := newVRun(e)
+		var decoders []*vreq
+		for i := range 8 {
+			r := &vreq{prompt: wordsPrompt(i, 128), out: 400}
+			decoders = append(decoders, r)
+			v.add(r)
+		}
+		v.add(&vreq{arrive: 500 * time.Millisecond, prompt: wordsPrompt(99, 16000), out: 4})
+		v.run(time.Hour)
+		var worst time.Duration
+		for _, r := range decoders {
+			for i := 1; i < len(r.tokenTimes); i++ {
+				worst = max(worst, r.tokenTimes[i]-r.tokenTimes[i-1])
+			}
+		}
+		return worst
+	}
+	chunked, unchunked := worstGap(true), worstGap(false)
+	// The largest step a decode can sit in: the whole budget, every
+	// sequence, their whole contexts.
+	bound := p.Duration(budget, 9, 9*16000)
+	if chunked > bound {
+		t.Fatalf("worst decode gap with chunked prefill %v, more than one budget-sized step %v", chunked, bound)
+	}
+	if unchunked < 4*chunked {
+		t.Fatalf("without chunking the worst gap %v should dwarf the chunked one %v", unchunked, chunked)
+	}
+	t.Logf("worst inter-token gap while a 16000-token prompt arrives: chunked %v, one-shot %v", chunked, unchunked)
+}
+
+func TestPrefixCacheHitsAndReset(t *testing.T) {
+	e := defaultEngine(t, nil)
+	v := newVRun(e)
+	prompt := wordsPrompt(7, 2000)
+	a := &vreq{prompt: prompt, out: 2}
+	b := &vreq{arrive: time.Second, prompt: prompt, out: 2}
+	v.add(a)
+	v.add(b)
+	v.run(2 * time.Second)
+	st := e.Stats()
+	wantHits := int64(1999 / 16 * 16)
+	if st.PrefixHitTokens != wantHits || st.PrefixQueryTokens != 4000 {
+		t.Fatalf("hits %d queries %d, want %d and 4000", st.PrefixHitTokens, st.PrefixQueryTokens, wantHits)
+	}
+	if b.ttft() >= a.ttft()/4 {
+		t.Fatalf("second TTFT %v not well below the first %v", b.ttft(), a.ttft())
+	}
+	e.ResetPrefixCache()
+	c := &vreq{arrive: 3 * time.Second, prompt: prompt, out: 2}
+	v.add(c)
+	v.run(4 * time.Second)
+	if got := e.Stats().PrefixHitTokens; got != wantHits {
+		t.Fatalf("hits after reset grew to %d", got)
+	}
+	if c.ttft() != a.ttft() {
+		t.Fatalf("TTFT after reset %v, want the cold %v", c.ttft(), a.ttft())
+	}
+}
+
+// Evicted blocks are the least recently freed: a prompt that was used
+// recently survives pressure that evicts an older one.
+func TestPrefixCacheLRU(t *testing.T) {
+	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 100 })
+	run := func(p []int32) int64 {
+		before := e.Stats().PrefixHitTokens
+		s := NewSeq(0, p, 1)
+		e.Add(s)
+		for !e.Idle() {
+			e.Complete(e.Schedule())
+		}
+		return e.Stats().PrefixHitTokens - before
+	}
+	old, recent, filler := wordsPrompt(1, 640), wordsPrompt(2, 640), wordsPrompt(3, 480)
+	run(old)
+	run(recent)
+	run(filler) // needs 30 blocks: 20 free never-hashed, then evicts from old
+	if h := run(recent); h != 624 {
+		t.Fatalf("recent prompt hit %d tokens, want 624", h)
+	}
+	if h := run(old); h == 624 {
+		t.Fatalf("old prompt fully hit; LRU should have evicted part of it")
+	}
+}
+
+// When blocks run out, the most recently admitted running sequence is
+// preempted and recomputed later; requests queue and latency suffers.
+func TestKVExhaustionPreempts(t *testing.T) {
+	run := func(blocks int) (*vrun, *Engine) {
+		e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = blocks })
+		v := newVRun(e)
+		for i := range 64 {
+			v.add(&vreq{arrive: time.Duration(i) * time.Millisecond, prompt: wordsPrompt(i, 1000), out: 500})
+		}
+		v.run(time.Hour)
+		return v, e
+	}
+	small, se := run(1200) // 19200 tokens for 64 × 1500
+	large, le := run(30000)
+	if se.Stats().Preemptions == 0 {
+		t.Fatal("no preemptions with a KV cache a fifth of the demand")
+	}
+	if le.Stats().Preemptions != 0 {
+		t.Fatalf("%d preemptions with room to spare", le.Stats().Preemptions)
+	}
+	if ws, wl := small.stepsWaiting(), large.stepsWaiting(); ws <= 10*wl {
+		t.Fatalf("steps with requests waiting: %d with a small cache, %d with a large one", ws, wl)
+	}
+	if len(small.finished) != 64 {
+		t.Fatalf("%d of 64 finished under preemption", len(small.finished))
+	}
+	e2e := func(v *vrun) time.Duration {
+		var d []time.Duration
+		for _, r := range v.finished {
+			d = append(d, r.last-r.arrive)
+		}
+		return median(d)
+	}
+	if e2e(small) < e2e(large)*13/10 {
+		t.Fatalf("median E2E %v with preemption, %v without: preemption should hurt", e2e(small), e2e(large))
+	}
+	t.Logf("preemptions %d, steps with a queue %d vs %d, median E2E %v vs %v",
+		se.Stats().Preemptions, small.stepsWaiting(), large.stepsWaiting(), e2e(small), e2e(large))
+}
+
+func TestPreemptionVictimIsLastAdmitted(t *testing.T) {
+	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 10; c.BlockSize = 4; c.PrefixCaching = false })
+	a, b := NewSeq(1, wordsPrompt(1, 16), 20), NewSeq(2, wordsPrompt(2, 16), 20)
+	e.Add(a)
+	e.Add(b)
+	for a.Generated() < 6 {
+		e.Complete(e.Schedule())
+	}
+	if b.Preemptions() == 0 || a.Preemptions() != 0 {
+		t.Fatalf("preemptions a=%d b=%d, want only b (the later admission)", a.Preemptions(), b.Preemptions())
+	}
+	if e.waiting[0] != b {
+		t.Fatal("the victim is not at the front of the waiting queue")
+	}
+}

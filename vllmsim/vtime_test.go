@@ -1,0 +1,131 @@
+package vllmsim
+
+import (
+	"sort"
+	"time"
+)
+
+// vreq is one request of a virtual-time run.
+type vreq struct {
+	arrive      time.Duration
+	prompt      []int32
+	out         int
+	seq         *Seq
+	first, last time.Duration
+	tokenTimes  []time.Duration
+}
+
+func (r *vreq) ttft() time.Duration { return r.first - r.arrive }
+
+func (r *vreq) tpot() time.Duration {
+	if r.out < 2 {
+		return 0
+	}
+	return (r.last - r.first) / time.Duration(r.out-1)
+}
+
+// vrun drives an Engine in virtual time. Arrivals come from next, which is
+// asked for the next request once the previous one has arrived and may
+// return nil when there is none yet (closed loop) or no more. done is told
+// of each finished request at its finish time.
+type vrun struct {
+	eng      *Engine
+	now      time.Duration
+	pending  []*vreq // sorted by arrival
+	finished []*vreq
+	onFinish func(r *vreq, at time.Duration)
+	byID     map[uint64]*vreq
+	nextID   uint64
+	maxWait  int
+	// waitingAt samples the waiting-queue length at each step.
+	waitingAt []int
+}
+
+func newVRun(eng *Engine) *vrun { return &vrun{eng: eng, byID: map[uint64]*vreq{}} }
+
+func (v *vrun) add(r *vreq) {
+	i := sort.Search(len(v.pending), func(i int) bool { return v.pending[i].arrive > r.arrive })
+	v.pending = append(v.pending, nil)
+	copy(v.pending[i+1:], v.pending[i:])
+	v.pending[i] = r
+}
+
+// run steps the engine until until passes or nothing is left.
+func (v *vrun) run(until time.Duration) {
+	for v.now < until {
+		for len(v.pending) > 0 && v.pending[0].arrive <= v.now {
+			r := v.pending[0]
+			v.pending = v.pending[1:]
+			r.seq = NewSeq(v.nextID, r.prompt, r.out)
+			v.byID[v.nextID] = r
+			v.nextID++
+			v.eng.Add(r.seq)
+		}
+		if v.eng.Idle() {
+			if len(v.pending) == 0 {
+				return
+			}
+			v.now = v.pending[0].arrive
+			continue
+		}
+		b := v.eng.Schedule()
+		v.now += b.Duration
+		st := v.eng.Stats()
+		v.waitingAt = append(v.waitingAt, st.Waiting)
+		v.maxWait = max(v.maxWait, st.Waiting)
+		for _, s := range v.eng.Complete(b) {
+			r := v.byID[s.ID]
+			if s.Generated() == 1 {
+				r.first = v.now
+			}
+			r.last = v.now
+			r.tokenTimes = append(r.tokenTimes, v.now)
+			if s.Done() {
+				delete(v.byID, s.ID)
+				v.finished = append(v.finished, r)
+				if v.onFinish != nil {
+					v.onFinish(r, v.now)
+				}
+			}
+		}
+	}
+}
+
+// wordsPrompt is a prompt of n distinct token ids starting at base.
+func wordsPrompt(base, n int) []int32 {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = int32(minWordID + (base*7919+i)%(vocabSize-minWordID))
+	}
+	return p
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func defaultEngine(tb interface{ Fatal(...any) }, mod func(*EngineConfig)) *Engine {
+	c := EngineConfig{MaxNumSeqs: DefaultMaxNumSeqs, MaxNumBatchedTokens: DefaultMaxNumBatchedTokens,
+		BlockSize: DefaultBlockSize, NumBlocks: DefaultNumGPUBlocks, PrefixCaching: true, Profile: h100Llama3_8B}
+	if mod != nil {
+		mod(&c)
+	}
+	e, err := NewEngine(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// stepsWaiting counts steps that ended with requests waiting.
+func (v *vrun) stepsWaiting() int {
+	n := 0
+	for _, w := range v.waitingAt {
+		if w > 0 {
+			n++
+		}
+	}
+	return n
+}
