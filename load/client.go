@@ -1,0 +1,436 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ClassServerError is the class of a stream that reported an error in an
+// event ({"error": ...}), as vLLM does when generation fails mid-stream.
+const ClassServerError ErrorClass = "server_error"
+
+// Client defaults.
+const (
+	DefaultStallTimeout   = 60 * time.Second
+	DefaultRequestTimeout = 10 * time.Minute
+	DefaultMaxConns       = 4096
+)
+
+// maxErrorBody bounds how much of an error response's body is kept.
+const maxErrorBody = 2 << 10
+
+// ClientConfig configures a Client. Only BaseURL is required.
+type ClientConfig struct {
+	// BaseURL is the server's address, such as "http://127.0.0.1:8000",
+	// with or without a trailing "/v1".
+	BaseURL string
+	// API is the endpoint requests go to; APICompletions by default.
+	API   API
+	Model string
+	// APIKey, when set, is sent as "Authorization: Bearer". It never
+	// appears in errors or in the config's printed form.
+	APIKey string
+	// StallTimeout bounds the wait for any byte of the response, reset on
+	// every read (default 60s); past it the request is ClassStall.
+	StallTimeout time.Duration
+	// RequestTimeout bounds a whole request (default 10m); past it the
+	// request is ClassTimeout.
+	RequestTimeout time.Duration
+	// MaxConns is the keep-alive pool size (default 4096). It does not cap
+	// concurrency: a request beyond it opens a new connection.
+	MaxConns int
+	// ExtraBody is merged into every request body; its members replace the
+	// client's own fields of the same name.
+	ExtraBody map[string]any
+}
+
+// String prints the config with the API key redacted.
+func (c ClientConfig) String() string {
+	key := ""
+	if c.APIKey != "" {
+		key = "[redacted]"
+	}
+	return fmt.Sprintf("{BaseURL:%s API:%s Model:%s APIKey:%s StallTimeout:%s RequestTimeout:%s MaxConns:%d ExtraBody:%d fields}",
+		c.BaseURL, c.API, c.Model, key, c.StallTimeout, c.RequestTimeout, c.MaxConns, len(c.ExtraBody))
+}
+
+// GoString redacts the key from %#v as well.
+func (c ClientConfig) GoString() string { return "load.ClientConfig" + c.String() }
+
+// Client is a streaming client for OpenAI-compatible servers (vLLM and
+// others). It implements Doer: each Do sends one streaming request and
+// timestamps every event of the response on the monotonic clock. It is safe
+// for concurrent use by thousands of goroutines.
+type Client struct {
+	base     string // normalised, without "/v1"
+	endpoint string
+	auth     string // "Bearer <key>", or empty
+	key      string
+	stall    time.Duration
+	timeout  time.Duration
+	enc      *requestEncoder
+	http     *http.Client
+	tr       *http.Transport
+	epoch    time.Time
+	readers  sync.Pool
+}
+
+// NewClient returns a client for cfg.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	base, err := normaliseBaseURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.API == "" {
+		cfg.API = APICompletions
+	}
+	if cfg.API != APICompletions && cfg.API != APIChat {
+		return nil, fmt.Errorf("load: API %q is neither %q nor %q", cfg.API, APICompletions, APIChat)
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	enc, err := newRequestEncoder(cfg.API, cfg.Model, cfg.ExtraBody)
+	if err != nil {
+		return nil, err
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		// No proxy: a proxy would add its own queue to every figure.
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		MaxIdleConns:          cfg.MaxConns,
+		MaxIdleConnsPerHost:   cfg.MaxConns,
+		MaxConnsPerHost:       0,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 0,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+	}
+	c := &Client{
+		base:     base,
+		endpoint: base + "/v1/completions",
+		key:      cfg.APIKey,
+		stall:    cfg.StallTimeout,
+		timeout:  cfg.RequestTimeout,
+		enc:      enc,
+		http:     &http.Client{Transport: tr},
+		tr:       tr,
+		epoch:    time.Now(),
+	}
+	if cfg.API == APIChat {
+		c.endpoint = base + "/v1/chat/completions"
+	}
+	if cfg.APIKey != "" {
+		c.auth = "Bearer " + cfg.APIKey
+	}
+	c.readers.New = func() any { return NewSSEReader(nil) }
+	return c, nil
+}
+
+func normaliseBaseURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("load: base URL %q: %v", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("load: base URL %q: want http://host[:port] or https://host[:port]", raw)
+	}
+	if u.User != nil {
+		return "", errors.New("load: base URL must not carry credentials; use APIKey")
+	}
+	u.RawQuery, u.Fragment = "", ""
+	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path, u.RawPath = strings.TrimRight(p, "/"), ""
+	return u.String(), nil
+}
+
+// BaseURL returns the server's address, normalised, without "/v1".
+func (c *Client) BaseURL() string { return c.base }
+
+// Close closes idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// The causes a request's context is cancelled with, so that the end of a
+// request can be told apart from the caller's cancellation.
+var (
+	errStalled  = errors.New("no response bytes within the stall timeout")
+	errTimedOut = errors.New("request timeout passed")
+)
+
+// activityReader records, on every read that returns bytes, when it did.
+type activityReader struct {
+	r     io.Reader
+	epoch time.Time
+	last  *atomic.Int64 // nanoseconds since epoch
+}
+
+func (a *activityReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if n > 0 {
+		a.last.Store(int64(time.Since(a.epoch)))
+	}
+	return n, err
+}
+
+// Do sends req and fills out (all but out.Intended, which the caller owns).
+// It returns when the stream ends, fails, or ctx is done.
+func (c *Client) Do(ctx context.Context, req Request, out *Outcome) {
+	*out = Outcome{Request: req, Intended: out.Intended, ITL: out.ITL[:0]}
+	if cap(out.ITL) == 0 && req.OutputTokens > 1 {
+		out.ITL = make([]time.Duration, 0, min(req.OutputTokens-1, 1<<16))
+	}
+	c.do(ctx, req, out)
+	if out.Err != nil {
+		out.Err = c.redact(out.Err)
+	}
+}
+
+func (c *Client) do(parent context.Context, req Request, out *Outcome) {
+	bp := bodyPool.Get().(*[]byte)
+	body := c.enc.encode((*bp)[:0], req)
+	defer func() {
+		if cap(body) <= 1<<20 { // keep huge bodies out of the pool
+			*bp = body[:0]
+			bodyPool.Put(bp)
+		}
+	}()
+
+	ctx, cancelTimeout := context.WithTimeoutCause(parent, c.timeout, errTimedOut)
+	defer cancelTimeout()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		out.Class, out.Err = ClassConnect, err
+		return
+	}
+	hreq.Header["Content-Type"] = []string{"application/json"}
+	hreq.Header["Accept"] = []string{"text/event-stream"}
+	if c.auth != "" {
+		hreq.Header["Authorization"] = []string{c.auth}
+	}
+
+	// The stall watchdog: one timer per request, re-armed for the time left
+	// since the last read rather than reset on every read.
+	var last atomic.Int64
+	last.Store(int64(time.Since(c.epoch)))
+	stall := c.stall
+	var timer atomic.Pointer[time.Timer]
+	watchdog := time.AfterFunc(stall, func() {
+		idle := time.Since(c.epoch) - time.Duration(last.Load())
+		if idle >= stall {
+			cancel(errStalled)
+			return
+		}
+		if t := timer.Load(); t != nil {
+			t.Reset(stall - idle)
+		} else {
+			cancel(errStalled) // cannot happen: last moves only after Store
+		}
+	})
+	timer.Store(watchdog)
+	defer watchdog.Stop()
+
+	out.Sent = time.Now()
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		out.Class, out.Err = c.classifyContext(parent, ctx, ClassConnect), err
+		return
+	}
+	defer resp.Body.Close()
+	last.Store(int64(time.Since(c.epoch)))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		out.Class = HTTPStatusClass(resp.StatusCode)
+		out.Err = fmt.Errorf("HTTP %d from %s: %s", resp.StatusCode, c.endpoint, bytes.TrimSpace(msg))
+		return
+	}
+
+	sse := c.readers.Get().(*SSEReader)
+	sse.Reset(&activityReader{r: resp.Body, epoch: c.epoch, last: &last})
+	defer func() {
+		if cap(sse.buf) <= 1<<20 && cap(sse.data) <= 1<<20 {
+			sse.Reset(nil)
+			c.readers.Put(sse)
+		}
+	}()
+	c.readStream(parent, ctx, sse, resp.Body, out)
+}
+
+// readStream reads events until [DONE], the end of the stream or a failure.
+func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, body io.Reader, out *Outcome) {
+	var (
+		ch             chunk
+		lastCompletion int  // completion_tokens of the last per-event usage
+		perEventUsage  bool // usage arrived with token events
+		done           bool
+	)
+	for {
+		data, err := sse.Next()
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			if errors.Is(err, ErrSSELineTooLong) {
+				out.Class, out.Err = ClassMalformed, err
+				return
+			}
+			out.Class = c.classifyContext(parent, ctx, ClassReset)
+			out.Err = fmt.Errorf("stream broke after %d token events: %w", out.TokenEvents, err)
+			return
+		}
+		now := time.Now()
+		if string(data) == "[DONE]" {
+			done = true
+			break
+		}
+		if err := parseChunk(data, &ch); err != nil {
+			out.Class, out.Err = ClassMalformed, fmt.Errorf("%w: %q", err, snippet(data))
+			return
+		}
+		if ch.failed {
+			out.Class = ClassServerError
+			out.Err = fmt.Errorf("server error in stream after %d token events: %s", out.TokenEvents, snippet(ch.message))
+			return
+		}
+		if ch.tokens {
+			if out.TokenEvents == 0 {
+				out.First = now
+			} else {
+				out.ITL = append(out.ITL, now.Sub(out.Last))
+			}
+			out.Last = now
+			out.TokenEvents++
+			if ch.hasUsage {
+				// Continuous usage: the server says how many tokens this
+				// event carried.
+				if ch.completion-lastCompletion > 1 {
+					out.MultiTokenEvents++
+				}
+				perEventUsage = true
+			}
+		}
+		if ch.hasUsage {
+			lastCompletion = ch.completion
+			out.UsageReported = true
+			out.PromptTokens = ch.prompt
+			out.CompletionTokens = ch.completion
+		}
+	}
+	if done {
+		// Read the end of the body so the connection returns to the pool.
+		_, _ = io.CopyN(io.Discard, body, 4<<10)
+	}
+	if out.TokenEvents == 0 {
+		out.Class = ClassNoTokens
+		out.Err = fmt.Errorf("stream ended with no token events (usage completion_tokens %d)", out.CompletionTokens)
+		return
+	}
+	if !out.UsageReported {
+		out.CompletionTokens = out.TokenEvents
+	} else if !perEventUsage && out.CompletionTokens > out.TokenEvents {
+		// Usage only at the end: the events carried CompletionTokens −
+		// TokenEvents tokens more than one each. That is the number of
+		// multi-token events when each carried at most two, and an upper
+		// bound on it otherwise.
+		out.MultiTokenEvents = out.CompletionTokens - out.TokenEvents
+	}
+}
+
+// classifyContext names why a request's context ended, or returns fallback
+// when it did not.
+func (c *Client) classifyContext(parent, ctx context.Context, fallback ErrorClass) ErrorClass {
+	switch cause := context.Cause(ctx); {
+	case ctx.Err() == nil:
+		return fallback
+	case parent.Err() != nil:
+		return ClassCanceled
+	case errors.Is(cause, errStalled):
+		return ClassStall
+	case errors.Is(cause, errTimedOut):
+		return ClassTimeout
+	}
+	return fallback
+}
+
+// snippet bounds what of an event goes into an error.
+func snippet(b []byte) []byte {
+	if len(b) > 256 {
+		return b[:256]
+	}
+	return b
+}
+
+// redactedError is an error whose text had the API key removed.
+type redactedError struct{ msg string }
+
+func (e *redactedError) Error() string { return e.msg }
+
+// redact removes the API key from err's text. The result does not wrap the
+// original, so the key cannot be reached through errors.Unwrap either.
+func (c *Client) redact(err error) error {
+	if c.key == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, c.key) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(msg, c.key, "[redacted]")}
+}
+
+// Models returns the ids the server lists at GET /v1/models, in its order.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(c.timeout, time.Minute))
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/models", nil)
+	if err != nil {
+		return nil, c.redact(err)
+	}
+	if c.auth != "" {
+		hreq.Header["Authorization"] = []string{c.auth}
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("load: listing models: %w", err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, c.redact(fmt.Errorf("load: listing models: HTTP %d from %s/v1/models: %s", resp.StatusCode, c.base, bytes.TrimSpace(msg)))
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("load: listing models from %s/v1/models: %v", c.base, err)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
