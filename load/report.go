@@ -48,6 +48,8 @@ type Report struct {
 	SLO       []SLOSpec    `json:"slo"`
 	Steps     []StepReport `json:"steps"`
 	Verdict   Verdict      `json:"verdict"`
+	// Capacity is set by a sweep: the highest rate that met every SLO.
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Partial marks a run that was cancelled or cut short: its steps are
 	// what was measured before it stopped.
 	Partial bool   `json:"partial,omitempty"`
@@ -167,3 +169,11 @@ func (r *Report) WriteJSON(path string) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Capacity is what a sweep found. PassRate is the highest rate whose step
+// passed (0 when none did); FailRate the lowest rate that failed (0 when
+// none did). The knee lies between them.
+type Capacity struct {
+	PassRate float64 `json:"pass_rps"`
+	FailRate float64 `json:"fail_rps,omitempty"`
+}

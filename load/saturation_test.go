@@ -117,4 +117,3 @@ func BenchmarkDispatchSendLag(b *testing.B) {
 		})
 	}
 }
-
