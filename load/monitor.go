@@ -18,8 +18,10 @@ type ClientStats struct {
 	CPUUtilization float64 `json:"cpu_utilization"`
 	// SchedLatencyP99Ms is the 99th percentile, in milliseconds, of the
 	// time goroutines spent runnable before they ran during the window
-	// (runtime/metrics /sched/latencies:seconds), reported as the upper
-	// edge of the runtime's histogram bucket.
+	// (runtime/metrics /sched/latencies:seconds, which samples about one
+	// transition in eight), reported as the upper edge of the runtime's
+	// histogram bucket: buckets are a quarter of a power of two wide, so
+	// the figure errs high by up to 25% and never low.
 	SchedLatencyP99Ms float64 `json:"sched_latency_p99_ms"`
 	// GOMAXPROCS is the value when the window ended.
 	GOMAXPROCS int `json:"gomaxprocs"`
