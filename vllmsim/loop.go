@@ -53,8 +53,11 @@ type loop struct {
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
-// stops catching up (after a pause of the whole process, say).
-const maxLag = 5 * time.Millisecond
+// stops catching up: within it, a late step is paid back by running the
+// next ones sooner, so CPU contention on the host does not lower the
+// modelled capacity; beyond it (the process was paused), the lost time is
+// let go rather than replayed as a burst.
+const maxLag = 50 * time.Millisecond
 
 func (l *loop) submit(st *stream) {
 	l.mu.Lock()

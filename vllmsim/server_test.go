@@ -1,0 +1,368 @@
+package vllmsim
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/openai/openai-go/v3/option"
+)
+
+func openaiClient(s *Server) openai.Client {
+	return openai.NewClient(option.WithBaseURL(s.URL+"/v1/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+}
+
+// The official OpenAI Go client streams chat and completions and reads the
+// usage chunk.
+func TestOpenAIClientStreams(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant"})
+	c := openaiClient(s)
+	ctx := context.Background()
+
+	chat := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Model:         DefaultModel,
+		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("tell me about the queue")},
+		MaxTokens:     openai.Int(12),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	})
+	var acc openai.ChatCompletionAccumulator
+	contentChunks := 0
+	for chat.Next() {
+		ch := chat.Current()
+		acc.AddChunk(ch)
+		if len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
+			contentChunks++
+		}
+	}
+	if err := chat.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// 5 content tokens + 4 per message + 2.
+	if acc.Usage.PromptTokens != 11 || acc.Usage.CompletionTokens != 12 || acc.Usage.TotalTokens != 23 {
+		t.Fatalf("chat usage %+v, want 11 + 12 = 23", acc.Usage)
+	}
+	if contentChunks != 12 || len(Tokenize(acc.Choices[0].Message.Content)) != 12 {
+		t.Fatalf("chat: %d content chunks, content %q; want 12 tokens", contentChunks, acc.Choices[0].Message.Content)
+	}
+	if acc.Choices[0].FinishReason != "length" || acc.Choices[0].Message.Role != "assistant" {
+		t.Fatalf("chat finish %q role %q", acc.Choices[0].FinishReason, acc.Choices[0].Message.Role)
+	}
+
+	comp := c.Completions.NewStreaming(ctx, openai.CompletionNewParams{
+		Model:         openai.CompletionNewParamsModel(DefaultModel),
+		Prompt:        openai.CompletionNewParamsPromptUnion{OfArrayOfTokens: []int64{1, 2, 3, 4, 5, 6, 7}},
+		MaxTokens:     openai.Int(9),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	})
+	textChunks, usage := 0, openai.CompletionUsage{}
+	for comp.Next() {
+		ch := comp.Current()
+		if len(ch.Choices) > 0 && ch.Choices[0].Text != "" {
+			textChunks++
+		}
+		if ch.Usage.TotalTokens > 0 {
+			usage = ch.Usage
+		}
+	}
+	if err := comp.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if textChunks != 9 || usage.PromptTokens != 7 || usage.CompletionTokens != 9 {
+		t.Fatalf("completions: %d text chunks, usage %+v; want 9 and 7+9", textChunks, usage)
+	}
+
+	whole, err := c.Completions.New(ctx, openai.CompletionNewParams{
+		Model:     openai.CompletionNewParamsModel(DefaultModel),
+		Prompt:    openai.CompletionNewParamsPromptUnion{OfString: openai.String("one two three")},
+		MaxTokens: openai.Int(4),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Usage.PromptTokens != 3 || whole.Usage.CompletionTokens != 4 || len(Tokenize(whole.Choices[0].Text)) != 4 {
+		t.Fatalf("non-streaming completion %+v", whole)
+	}
+	models, err := c.Models.List(ctx)
+	if err != nil || len(models.Data) != 1 || models.Data[0].ID != DefaultModel {
+		t.Fatalf("models %+v, %v", models, err)
+	}
+}
+
+func TestErrorsInVLLMShape(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", MaxModelLen: 100})
+	cases := []struct {
+		name, path string
+		body       any
+		status     int
+		msg        string
+	}{
+		{"bad json", "/v1/completions", `{"prompt": `, 400, "invalid JSON"},
+		{"unknown model", "/v1/completions", map[string]any{"model": "nope", "prompt": "hi"}, 404, "The model `nope` does not exist."},
+		{"too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 60), "max_tokens": 50}, 400, "maximum context length is 100 tokens. However, you requested 110 tokens (60 in the messages, 50 in the completion)"},
+		{"prompt too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 100)}, 400, "your request has 100 input tokens"},
+		{"empty prompt", "/v1/completions", map[string]any{"prompt": "   "}, 400, "The prompt cannot be empty."},
+		{"no messages", "/v1/chat/completions", map[string]any{"messages": []any{}}, 400, "at least one message"},
+		{"bad max_tokens", "/v1/completions", map[string]any{"prompt": "a", "max_tokens": 0}, 400, "max_tokens must be at least 1"},
+		{"unknown model tokenize", "/tokenize", map[string]any{"model": "nope", "prompt": "a"}, 404, "does not exist"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, raw := postJSON(t, s.URL+c.path, c.body)
+			var e apiError
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatalf("error body %q: %v", raw, err)
+			}
+			if status != c.status || e.Code != c.status || e.Object != "error" || e.Type != errorType(c.status) || !strings.Contains(e.Message, c.msg) {
+				t.Fatalf("status %d body %s; want %d with %q", status, raw, c.status, c.msg)
+			}
+			if !strings.Contains(string(raw), `"param":null`) {
+				t.Fatalf("body %s lacks param:null", raw)
+			}
+		})
+	}
+}
+
+// /tokenize counts exactly what the generation endpoints report as
+// prompt_tokens.
+func TestTokenizeMatchesUsage(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant"})
+	msgs := []map[string]any{{"role": "system", "content": "be brief"}, {"role": "user", "content": []map[string]string{{"type": "text", "text": "what is a   KV cache?"}}}}
+	_, raw := postJSON(t, s.URL+"/tokenize", map[string]any{"messages": msgs})
+	var tok struct {
+		Count       int     `json:"count"`
+		MaxModelLen int     `json:"max_model_len"`
+		Tokens      []int32 `json:"tokens"`
+	}
+	if err := json.Unmarshal(raw, &tok); err != nil {
+		t.Fatal(err)
+	}
+	if tok.Count != 2+5+2*4+2 || len(tok.Tokens) != tok.Count || tok.MaxModelLen != DefaultMaxModelLen {
+		t.Fatalf("tokenize chat: %s", raw)
+	}
+	_, raw = postJSON(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "max_tokens": 2})
+	var resp chatResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Usage.PromptTokens != tok.Count || resp.Object != "chat.completion" {
+		t.Fatalf("chat prompt_tokens %d, tokenize %d", resp.Usage.PromptTokens, tok.Count)
+	}
+	_, raw = postJSON(t, s.URL+"/tokenize", map[string]any{"prompt": "héllo  wörld\tand\nmore"})
+	if err := json.Unmarshal(raw, &tok); err != nil || tok.Count != 4 {
+		t.Fatalf("tokenize text: %s", raw)
+	}
+	for _, id := range tok.Tokens {
+		if id < minWordID || id >= vocabSize {
+			t.Fatalf("token id %d outside [%d, %d)", id, minWordID, vocabSize)
+		}
+	}
+	r := streamCompletion(t, s.URL, map[string]any{"prompt": []string{"héllo  wörld\tand\nmore"}, "max_tokens": 3,
+		"stream_options": map[string]bool{"include_usage": true}})
+	if r.err != nil || r.usage == nil || r.usage.PromptTokens != 4 || r.usage.CompletionTokens != 3 || r.tokens != 3 || !r.done {
+		t.Fatalf("stream %+v", r)
+	}
+}
+
+// Without ignore_eos a request stops at its pseudo-random EOS point, the
+// same one for the same prompt, never beyond max_tokens.
+func TestEarlyStopIsDeterministic(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", EOSMeanTokens: 20})
+	lengths := map[int]bool{}
+	for i := range 20 {
+		p := textPrompt("eos"+string(rune('a'+i)), 10)
+		a := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40})
+		b := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40})
+		if a.tokens != b.tokens || a.tokens < 1 || a.tokens > 40 {
+			t.Fatalf("prompt %d: %d then %d tokens", i, a.tokens, b.tokens)
+		}
+		lengths[a.tokens] = true
+		c := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40, "ignore_eos": true})
+		d := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40, "min_tokens": 1})
+		if c.tokens != 40 || d.tokens != 40 {
+			t.Fatalf("ignore_eos gave %d, min_tokens gave %d; want 40", c.tokens, d.tokens)
+		}
+	}
+	if len(lengths) < 5 {
+		t.Fatalf("only %d distinct early-stop lengths over 20 prompts", len(lengths))
+	}
+}
+
+func TestEndpoints(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", ServedModelName: "served", Model: "org/base"})
+	resp, err := http.Get(s.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(body) != 0 {
+		t.Fatalf("/health %d %q", resp.StatusCode, body)
+	}
+	resp, _ = http.Get(s.URL + "/version")
+	var v map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if v["version"] != DefaultVersion {
+		t.Fatalf("/version %v", v)
+	}
+	resp, _ = http.Get(s.URL + "/v1/models")
+	var m struct {
+		Object string `json:"object"`
+		Data   []struct {
+			ID, Root string
+		} `json:"data"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	resp.Body.Close()
+	if m.Object != "list" || len(m.Data) != 1 || m.Data[0].ID != "served" || m.Data[0].Root != "org/base" {
+		t.Fatalf("/v1/models %+v", m)
+	}
+	if st, raw := postJSON(t, s.URL+"/v1/completions", map[string]any{"model": "org/base", "prompt": "a"}); st != 404 {
+		t.Fatalf("the base name must not be served when --served-model-name is set: %d %s", st, raw)
+	}
+}
+
+func TestMetricsExposeEveryName(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant"})
+	r := streamCompletion(t, s.URL, map[string]any{"prompt": textPrompt("m", 40), "max_tokens": 5, "ignore_eos": true})
+	if r.tokens != 5 {
+		t.Fatalf("stream %+v", r)
+	}
+	fams := scrape(t, s.URL)
+	for _, name := range MetricNames {
+		f, ok := fams[name]
+		if !ok {
+			// The text format names a counter family without _total.
+			f, ok = fams[strings.TrimSuffix(name, "_total")]
+		}
+		if !ok {
+			t.Fatalf("/metrics lacks %s", name)
+		}
+		if !hasSeries(map[string]*dto.MetricFamily{name: f}, name, "model_name", DefaultModel, -1) {
+			t.Fatalf("%s lacks model_name=%q", name, DefaultModel)
+		}
+	}
+	checks := map[string]float64{
+		"vllm:prompt_tokens_total": 40, "vllm:generation_tokens_total": 5, "vllm:time_to_first_token_seconds": 1,
+		"vllm:inter_token_latency_seconds": 4, "vllm:e2e_request_latency_seconds": 1, "vllm:request_queue_time_seconds": 1,
+		"vllm:prefix_cache_queries_total": 40, "vllm:num_requests_running": 0, "vllm:kv_cache_usage_perc": 0,
+	}
+	for name, want := range checks {
+		if got := metricValue(fams, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestSlowStartAndInjectedErrors(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", Faults: Faults{StartupDelay: 300 * time.Millisecond}})
+	resp, err := http.Get(s.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 {
+		t.Fatalf("/health %d during startup, want 503", resp.StatusCode)
+	}
+	if st, _ := postJSON(t, s.URL+"/v1/completions", map[string]any{"prompt": "a"}); st != 503 {
+		t.Fatalf("completion %d during startup, want 503", st)
+	}
+	time.Sleep(350 * time.Millisecond)
+	resp, _ = http.Get(s.URL + "/health")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/health %d after startup", resp.StatusCode)
+	}
+
+	count := func(seed int64) (int, []bool) {
+		f := start(t, Config{ProfileName: "instant", Seed: seed, Faults: Faults{ErrorRate: 0.3, ErrorStatus: 429}})
+		n, pattern := 0, []bool{}
+		for range 100 {
+			st, raw := postJSON(t, f.URL+"/v1/completions", map[string]any{"prompt": "a b", "max_tokens": 1})
+			failed := st == 429
+			if failed {
+				n++
+				if !strings.Contains(string(raw), `"type":"RateLimitError"`) {
+					t.Fatalf("429 body %s", raw)
+				}
+			} else if st != 200 {
+				t.Fatalf("status %d", st)
+			}
+			pattern = append(pattern, failed)
+		}
+		return n, pattern
+	}
+	n1, p1 := count(7)
+	n2, p2 := count(7)
+	if n1 < 15 || n1 > 45 {
+		t.Fatalf("%d of 100 failed at an error rate of 30%%", n1)
+	}
+	if n1 != n2 || strings.Join(boolStrings(p1), "") != strings.Join(boolStrings(p2), "") {
+		t.Fatal("the same seed gave different faults")
+	}
+}
+
+func boolStrings(b []bool) []string {
+	s := make([]string, len(b))
+	for i, v := range b {
+		s[i] = "0"
+		if v {
+			s[i] = "1"
+		}
+	}
+	return s
+}
+
+func TestDisconnectAndStall(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", Faults: Faults{DisconnectRate: 1, DisconnectAfter: 3}})
+	r := streamCompletion(t, s.URL, map[string]any{"prompt": "a b c", "max_tokens": 10, "ignore_eos": true})
+	if r.err == nil || r.tokens != 3 || r.done {
+		t.Fatalf("disconnect after 3: got %d tokens, done %v, err %v", r.tokens, r.done, r.err)
+	}
+	waitFor(t, func() bool { return metricValue(scrape(t, s.URL), "vllm:num_requests_running") == 0 })
+
+	s2 := start(t, Config{Profile: fastProfile, Faults: Faults{StallRate: 1, StallAfter: 2, StallFor: 300 * time.Millisecond}})
+	r = streamCompletion(t, s2.URL, map[string]any{"prompt": "a b c", "max_tokens": 6, "ignore_eos": true})
+	if r.err != nil || r.tokens != 6 || !r.done {
+		t.Fatalf("stall: %+v", r)
+	}
+	if gap := r.tokenTimes[2].Sub(r.tokenTimes[1]); gap < 300*time.Millisecond {
+		t.Fatalf("gap after token 2 is %v, want the 300ms stall", gap)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met within 5s")
+}
+
+// A client that goes away mid-stream is aborted in the engine.
+func TestClientCancelAborts(t *testing.T) {
+	s := start(t, Config{Profile: fastProfile})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/completions",
+		strings.NewReader(`{"prompt":"x y","max_tokens":5000,"ignore_eos":true,"stream":true}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	_, _ = resp.Body.Read(buf)
+	cancel()
+	resp.Body.Close()
+	waitFor(t, func() bool {
+		f := scrape(t, s.URL)
+		return metricValue(f, "vllm:num_requests_running") == 0 && hasSeries(f, "vllm:request_success_total", "finished_reason", "abort", 1)
+	})
+}
