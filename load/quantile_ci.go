@@ -56,9 +56,15 @@ func exactCIRanks(n int64, q, tail float64) (lo, hi int64) {
 		b, _ := math.Lgamma(nf - kf + 1)
 		return math.Exp(lgn - a - b + kf*lq + (nf-kf)*l1q)
 	}
+	// Start each walk √(35n) out from the mean: by Hoeffding's inequality
+	// the mass beyond is below exp(−70) ≈ 4e-31, far too little to move a
+	// comparison with a tail of a few percent, and the walk stays short
+	// for large n.
+	far := int64(math.Sqrt(35*nf)) + 2
+	mean := int64(nf * q)
 	// lo−1 is the largest k with P(B ≤ k) ≤ tail.
 	var cdf float64
-	k := int64(0)
+	k := max(0, mean-far)
 	for ; k <= n; k++ {
 		cdf += pmf(k)
 		if cdf > tail {
@@ -68,7 +74,7 @@ func exactCIRanks(n int64, q, tail float64) (lo, hi int64) {
 	lo = k // P(B ≤ k−1) ≤ tail < P(B ≤ k)
 	// hi is the smallest j with P(B ≥ j) ≤ tail.
 	var sf float64
-	j := n
+	j := min(n, mean+far)
 	for ; j >= 0; j-- {
 		sf += pmf(j)
 		if sf > tail {
