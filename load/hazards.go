@@ -53,6 +53,10 @@ func DefaultThresholds() Thresholds {
 	}
 }
 
+// minWaitingRise is how much the waiting queue must have grown over the
+// step's second half for a rising slope to count: one request more is noise.
+const minWaitingRise = 2
+
 // stepEvidence is what the hazard checks read besides the step report.
 type stepEvidence struct {
 	scheduleRate            float64 // the schedule's own rate over the slots that were sent
@@ -173,7 +177,8 @@ func notSteady(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
 		}
 	}
 	var why []string
-	if th.MaxWaitingSlope > 0 && s.Server.MetricsAvailable && s.Server.WaitingSlopePerS > th.MaxWaitingSlope && s.Server.WaitingAtEnd >= 1 {
+	if th.MaxWaitingSlope > 0 && s.Server.MetricsAvailable && s.Server.WaitingSlopePerS > th.MaxWaitingSlope &&
+		s.Server.WaitingRise >= minWaitingRise {
 		why = append(why, fmt.Sprintf("the server's waiting queue was still rising at %.2f requests/s at the end of the step (%.0f waiting)",
 			s.Server.WaitingSlopePerS, s.Server.WaitingAtEnd))
 	}

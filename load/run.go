@@ -155,7 +155,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*StepRe
 	rec := NewRecorder(measureFrom, p.Duration, perRequestLimits(p.SLOs), LengthCheck{Tolerance: p.Thresholds.LengthTolerance})
 	var scraper *Scraper
 	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
-		scraper = StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, measureFrom)
+		scraper = StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, measureFrom, measureFrom.Add(p.Duration))
 	}
 	name := StepName(p.Arrival, rate)
 	stopProgress := startProgress(p.Progress, name, rec, measureFrom)

@@ -141,10 +141,13 @@ type ServerStats struct {
 	// the server has not reached a steady state.
 	WaitingSlopePerS float64 `json:"waiting_slope_per_s"`
 	WaitingAtEnd     float64 `json:"waiting_at_end"`
-	KVCacheUsageMax  float64 `json:"kv_cache_usage_max"`
-	Preemptions      float64 `json:"preemptions"`
-	Samples          int     `json:"samples"`
-	Error            string  `json:"error,omitempty"`
+	// WaitingRise is the slope times the span it was fitted over: how many
+	// requests the queue gained in the second half (0 with under 3 samples).
+	WaitingRise     float64 `json:"waiting_rise"`
+	KVCacheUsageMax float64 `json:"kv_cache_usage_max"`
+	Preemptions     float64 `json:"preemptions"`
+	Samples         int     `json:"samples"`
+	Error           string  `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -157,19 +160,20 @@ type Scraper struct {
 	samples []ServerSample
 	lastErr error
 
-	from time.Time
-	stop chan struct{}
-	done chan struct{}
+	from, until time.Time
+	stop        chan struct{}
+	done        chan struct{}
 }
 
 // StartScraper scrapes at once, at from (the start of the measured window,
-// whose sample is the baseline for counter deltas), and once per interval
-// until Stop.
-func StartScraper(ctx context.Context, hc *http.Client, baseURL string, every time.Duration, from time.Time) *Scraper {
+// whose sample is the baseline for counter deltas), at until (the end of the
+// schedule, where the queue's trend is judged), and once per interval until
+// Stop.
+func StartScraper(ctx context.Context, hc *http.Client, baseURL string, every time.Duration, from, until time.Time) *Scraper {
 	if every <= 0 {
 		every = time.Second
 	}
-	s := &Scraper{hc: hc, baseURL: baseURL, every: every, from: from, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Scraper{hc: hc, baseURL: baseURL, every: every, from: from, until: until, stop: make(chan struct{}), done: make(chan struct{})}
 	s.scrape(ctx)
 	go s.loop(ctx)
 	return s
@@ -194,9 +198,13 @@ func (s *Scraper) loop(ctx context.Context) {
 	defer t.Stop()
 	baseline := time.NewTimer(time.Until(s.from))
 	defer baseline.Stop()
+	end := time.NewTimer(time.Until(s.until))
+	defer end.Stop()
 	for {
 		select {
 		case <-baseline.C:
+			s.scrape(ctx)
+		case <-end.C:
 			s.scrape(ctx)
 		case <-t.C:
 			s.scrape(ctx)
@@ -217,25 +225,36 @@ func (s *Scraper) Stop(ctx context.Context) ServerStats {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := SummariseServer(s.samples, s.from)
+	st := SummariseServer(s.samples, s.from, s.until)
 	if !st.MetricsAvailable && s.lastErr != nil {
 		st.Error = s.lastErr.Error()
 	}
 	return st
 }
 
-// SummariseServer turns a step's samples, oldest first, into ServerStats
-// over the window that starts at from: the baseline is the sample taken
-// nearest to from. It needs two samples for counter deltas.
-func SummariseServer(samples []ServerSample, from time.Time) ServerStats {
+// SummariseServer turns a step's samples, oldest first, into ServerStats.
+// Counter deltas run from the sample nearest to from (the start of the
+// measured window) to the last sample, so that requests finishing in the
+// drain count; the queue's level and trend are judged up to the sample
+// nearest to until (the end of the schedule), since the drain empties it.
+// It needs two samples.
+func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats {
 	var st ServerStats
-	k := 0
-	for i, x := range samples {
-		if x.At.Sub(from).Abs() < samples[k].At.Sub(from).Abs() {
-			k = i
+	nearest := func(t time.Time) int {
+		k := 0
+		for i, x := range samples {
+			if x.At.Sub(t).Abs() < samples[k].At.Sub(t).Abs() {
+				k = i
+			}
 		}
+		return k
 	}
+	if len(samples) == 0 {
+		return st
+	}
+	k, e := nearest(from), nearest(until)
 	samples = samples[k:]
+	e = max(e-k, 0)
 	st.Samples = len(samples)
 	if len(samples) < 2 {
 		return st
@@ -247,12 +266,17 @@ func SummariseServer(samples []ServerSample, from time.Time) ServerStats {
 		st.PrefixCacheHitRate = &hr
 	}
 	st.Preemptions = last.Preemptions - first.Preemptions
-	st.WaitingAtEnd = last.Waiting
-	for _, x := range samples {
+	window := samples[:e+1]
+	st.WaitingAtEnd = window[len(window)-1].Waiting
+	for _, x := range window {
 		st.MaxWaiting = max(st.MaxWaiting, x.Waiting)
 		st.KVCacheUsageMax = max(st.KVCacheUsageMax, x.KVCacheUsage)
 	}
-	st.WaitingSlopePerS = waitingSlope(samples[len(samples)/2:])
+	half := window[len(window)/2:]
+	st.WaitingSlopePerS = waitingSlope(half)
+	if len(half) >= 3 {
+		st.WaitingRise = st.WaitingSlopePerS * half[len(half)-1].At.Sub(half[0].At).Seconds()
+	}
 	return st
 }
 

@@ -1,0 +1,142 @@
+package slotest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// clientQuiet leaves out the client-side timing signals, which measure the
+// shared test machine rather than the situation a test builds; the client
+// hazard has tests of its own in package load.
+func clientQuiet(th *load.Thresholds) {
+	th.MaxSendLagP99, th.MaxSchedLatencyP99, th.MinAchievedRatio = 0, 0, 0
+}
+
+func measure(t *testing.T, opts ...Option) *load.StepReport {
+	t.Helper()
+	rep, err := Measure(context.Background(), NewConfig(opts...))
+	require.NoError(t, err)
+	require.Len(t, rep.Steps, 1)
+	return &rep.Steps[0]
+}
+
+func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
+	srv := vllmsim.NewServer(cfg)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
+	srv := newSim(t, vllmsim.Config{})
+	run := func(salt, reset bool) *load.StepReport {
+		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(10),
+			WithDuration(2*time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),
+			WithSalt(salt), WithResetPrefixCache(reset), WithThresholds(clientQuiet))
+	}
+	first := run(false, false)
+	assert.False(t, first.HasHazard(load.HazardWarmCache), "a cold server: %+v", first.Hazards)
+	require.NotNil(t, first.Server.PrefixCacheHitRate)
+
+	second := run(false, false) // identical prompts to a warm cache
+	require.True(t, second.HasHazard(load.HazardWarmCache), "%+v", second.Hazards)
+	assert.Greater(t, *second.Server.PrefixCacheHitRate, 0.9)
+	assert.Equal(t, load.VerdictInvalid, second.Verdict)
+	assert.False(t, second.Server.PrefixCacheReset)
+
+	// Either guard alone keeps the measurement honest.
+	salted := run(true, false)
+	assert.False(t, salted.HasHazard(load.HazardWarmCache), "salted: %+v", salted.Hazards)
+	reset := run(false, true)
+	assert.True(t, reset.Server.PrefixCacheReset)
+	assert.False(t, reset.HasHazard(load.HazardWarmCache), "reset: %+v", reset.Hazards)
+	assert.Equal(t, load.VerdictPass, reset.Verdict)
+}
+
+func TestNotSteadyFiresWhenTheQueueKeepsGrowing(t *testing.T) {
+	// Two sequences at a time, 64 decode steps of ~8 ms each: about 4 req/s
+	// of capacity. At 8 req/s the queue grows all through the step; a loose
+	// SLO still passes, which is exactly when the hazard matters.
+	sim := vllmsim.Config{MaxNumSeqs: 2}
+	st := measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(8), WithArrival("constant"),
+		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
+	require.True(t, st.HasHazard(load.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
+	assert.Greater(t, st.Server.WaitingSlopePerS, 0.5)
+
+	// Below capacity the same server is steady.
+	st = measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(1), WithArrival("constant"),
+		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
+	assert.False(t, st.HasHazard(load.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
+}
+
+func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
+	opts := []Option{WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:16:2"), WithRates(25),
+		WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithThresholds(clientQuiet)}
+	st := measure(t, append(opts, WithSLO("ttft.p99<=10s"))...)
+	assert.Equal(t, 50, st.Requests.Completed)
+	require.True(t, st.HasHazard(load.HazardTooFewSamples), "%+v", st.Hazards)
+	assert.Contains(t, st.Hazards[0].Message, "ttft.p99")
+	assert.Contains(t, st.Hazards[0].Fix, "1000 requests")
+
+	st = measure(t, append(opts, WithSLO("ttft.p50<=10s"))...)
+	assert.Empty(t, st.Hazards)
+	assert.Equal(t, load.VerdictPass, st.Verdict)
+}
+
+// truncatingProxy stands in front of a server and halves every request's
+// max_tokens, as a gateway that caps output lengths does.
+func truncatingProxy(t *testing.T, upstream string) string {
+	u, err := url.Parse(upstream)
+	require.NoError(t, err)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, _ := io.ReadAll(r.Body)
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				if mt, ok := m["max_tokens"].(float64); ok {
+					m["max_tokens"] = int(mt / 2)
+					delete(m, "min_tokens")
+					delete(m, "max_completion_tokens")
+					body, _ = json.Marshal(m)
+				}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+		rp.ServeHTTP(w, r)
+	})
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
+	srv := newSim(t, vllmsim.Config{ProfileName: "instant"})
+	opts := []Option{WithFixture("fixed:64:32"), WithRates(20), WithDuration(time.Second), WithWarmup(0),
+		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)}
+	st := measure(t, append(opts, WithTarget(truncatingProxy(t, srv.URL)))...)
+	require.True(t, st.HasHazard(load.HazardLengthMismatch), "%+v", st.Hazards)
+	assert.Equal(t, st.Requests.Completed, st.LengthMismatches)
+	assert.Equal(t, int64(16*st.Requests.Completed), st.Tokens.Output)
+
+	st = measure(t, append(opts, WithTarget(srv.URL))...)
+	assert.False(t, st.HasHazard(load.HazardLengthMismatch), "%+v", st.Hazards)
+	assert.Zero(t, st.LengthMismatches)
+}
