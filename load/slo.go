@@ -73,10 +73,7 @@ func (s SLO) String() string {
 // to exactly the same float, or as the fraction itself if none does.
 func formatRate(r float64) string {
 	for prec := 1; prec <= 17; prec++ {
-		pct := strconv.FormatFloat(r*100, 'f', -1, 64)
-		if prec < 17 {
-			pct = strconv.FormatFloat(r*100, 'g', prec, 64)
-		}
+		pct := strconv.FormatFloat(r*100, 'g', prec, 64)
 		if v, err := strconv.ParseFloat(pct, 64); err == nil && v/100 == r && isPlainNumber(pct) {
 			return pct + "%"
 		}

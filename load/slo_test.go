@@ -153,3 +153,17 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorRateStringRoundTrips(t *testing.T) {
+	rates := []float64{1e-9, 1.0 / 3, 0.123456789, 0.999999}
+	for i := 0; i <= 1000; i++ {
+		rates = append(rates, float64(i)/1000, float64(i)/100000)
+	}
+	for _, r := range rates {
+		s := SLO{Metric: MetricErrorRate, MaxRate: r}
+		back, err := ParseSLO(s.String())
+		if err != nil || back != s {
+			t.Fatalf("%v as %q reads back as %+v, %v", r, s.String(), back, err)
+		}
+	}
+}
