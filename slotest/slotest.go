@@ -104,30 +104,36 @@ func fitDeadline(t *testing.T, cfg *Config) error {
 	if !ok {
 		return nil
 	}
-	steps := len(cfg.Rates)
-	if steps == 0 {
-		steps = 1
+	shortened, err := fitBudget(time.Until(deadline), cfg)
+	if shortened {
+		t.Logf("slotest: steps shortened to %v (warm-up %v) to end before the test's deadline",
+			cfg.Duration.Round(time.Millisecond), cfg.Warmup.Round(time.Millisecond))
 	}
-	left := time.Until(deadline)
-	budget := time.Duration(float64(left)*0.8) - 10*time.Second // start-up and reports
+	return err
+}
+
+// fitBudget scales steps, warm-ups and drains by one factor so that they
+// fit in 80% of left less 10s for start-up and reports.
+func fitBudget(left time.Duration, cfg *Config) (shortened bool, err error) {
+	steps := max(len(cfg.Rates), 1)
+	budget := time.Duration(float64(left)*0.8) - 10*time.Second
 	drain := cfg.DrainTimeout
 	if drain == 0 {
 		drain = max(30*time.Second, cfg.Duration)
 	}
 	per := cfg.Warmup + cfg.Duration + drain
 	if per*time.Duration(steps) <= budget {
-		return nil
+		return false, nil
 	}
 	scale := float64(budget) / float64(per*time.Duration(steps))
 	if scale <= 0 || time.Duration(float64(cfg.Duration)*scale) < time.Second {
-		return fmt.Errorf("slotest: %d steps of %v (+%v warm-up, up to %v drain) cannot fit in the %v left before the test's deadline: raise -timeout or use fewer rates",
+		return false, fmt.Errorf("slotest: %d steps of %v (+%v warm-up, up to %v drain) cannot fit in the %v left before the test's deadline: raise -timeout or use fewer rates",
 			steps, cfg.Duration, cfg.Warmup, drain, left.Round(time.Second))
 	}
 	cfg.Duration = time.Duration(float64(cfg.Duration) * scale)
 	cfg.Warmup = time.Duration(float64(cfg.Warmup) * scale)
 	cfg.DrainTimeout = time.Duration(float64(drain) * scale)
-	t.Logf("slotest: steps shortened to %v (warm-up %v) to end before the test's deadline", cfg.Duration.Round(time.Millisecond), cfg.Warmup.Round(time.Millisecond))
-	return nil
+	return true, nil
 }
 
 // EnvReportDir names a directory for reports when -artifacts is not given.

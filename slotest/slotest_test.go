@@ -1,0 +1,151 @@
+package slotest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// recordingTB captures what CheckStep reports, so that a failing step can
+// be checked without failing this test.
+type recordingTB struct {
+	testing.TB
+	errors, logs []string
+}
+
+func (r *recordingTB) Helper()                   {}
+func (r *recordingTB) Errorf(f string, a ...any) { r.errors = append(r.errors, fmt.Sprintf(f, a...)) }
+func (r *recordingTB) Log(a ...any)              { r.logs = append(r.logs, fmt.Sprint(a...)) }
+
+func instantSim(extra ...Option) []Option {
+	return append([]Option{WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:32:4"),
+		WithRates(20), WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithThresholds(clientQuiet)}, extra...)
+}
+
+func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
+	healthy := measure(t, instantSim(WithSLO("ttft.p50<=10s", "error_rate<=1%"))...)
+	var ok recordingTB
+	CheckStep(&ok, healthy)
+	assert.Empty(t, ok.errors, "a healthy run passes")
+	require.Len(t, ok.logs, 1)
+	assert.Contains(t, ok.logs[0], "ttft.p50")
+
+	violated := measure(t, instantSim(WithSLO("ttft.p50<=1us"))...)
+	var fail recordingTB
+	CheckStep(&fail, violated)
+	require.Len(t, fail.errors, 1)
+	assert.Contains(t, fail.errors[0], "rate=20: SLO violated (ttft.p50 ")
+	assert.Contains(t, fail.errors[0], "> 0.001 ms")
+	assert.Contains(t, fail.errors[0], "95% interval")
+	assert.Contains(t, fail.errors[0], "FAIL")
+	assert.NotContains(t, fail.errors[0], "cannot be trusted")
+
+	untrusted := measure(t, instantSim(WithSLO("ttft.p99<=10s"))...)
+	var inv recordingTB
+	CheckStep(&inv, untrusted)
+	require.Len(t, inv.errors, 1)
+	assert.Contains(t, inv.errors[0], "cannot be trusted (too_few_samples)")
+	assert.Contains(t, inv.errors[0], "fix: run the step for at least")
+	assert.NotContains(t, inv.errors[0], "SLO violated")
+}
+
+func TestStrictModeNeedsAConclusiveInterval(t *testing.T) {
+	// 20 requests cannot bound a p95: it passes on the point estimate and
+	// fails in strict mode, which says how many requests it needs.
+	st := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))...)
+	assert.Equal(t, load.VerdictPass, st.Verdict)
+	strict := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithStrict(), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))...)
+	assert.Equal(t, load.VerdictFail, strict.Verdict)
+	assert.Equal(t, load.MinSamplesForCI(95, 0.95), strict.SLO[0].NeededSamples)
+	assert.Contains(t, stepTable(strict), "a conclusive run needs")
+}
+
+func TestRunGatesEachRateAsASubtest(t *testing.T) {
+	rep := Run(t, instantSim(WithRates(25, 40), WithSLO("ttft.p50<=10s", "itl.p50<=10s", "error_rate<=1%"))...)
+	require.Len(t, rep.Steps, 2)
+	assert.Equal(t, "rate=25", rep.Steps[0].Name)
+	assert.Equal(t, "rate=40", rep.Steps[1].Name)
+	assert.Equal(t, load.VerdictPass, rep.Verdict)
+	assert.Equal(t, TargetSim, rep.Target.Kind)
+}
+
+func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	cfg := NewConfig(instantSim(WithRates(20, 40), WithDuration(time.Second), WithReportDir(dir), WithSLO("ttft.p50<=10s"))...)
+	rep, err := Measure(ctx, cfg)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NotNil(t, rep)
+	assert.True(t, rep.Partial)
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	var onDisk load.Report
+	require.NoError(t, json.Unmarshal(b, &onDisk))
+	assert.True(t, onDisk.Partial)
+	require.Len(t, onDisk.Steps, 2, "the finished step and the cut one are both kept")
+	assert.False(t, onDisk.Steps[0].Partial)
+	assert.True(t, onDisk.Steps[1].Partial)
+	assert.Positive(t, onDisk.Steps[0].Requests.Completed)
+}
+
+func TestFitBudget(t *testing.T) {
+	cfg := NewConfig(WithRates(1, 2), WithDuration(60*time.Second), WithWarmup(10*time.Second))
+	shortened, err := fitBudget(time.Hour, &cfg)
+	require.NoError(t, err)
+	assert.False(t, shortened)
+	assert.Equal(t, 60*time.Second, cfg.Duration)
+
+	// 2 × (10 + 60 + 60) s = 260 s planned, 0.8 × 200 − 10 = 150 s to spend.
+	shortened, err = fitBudget(200*time.Second, &cfg)
+	require.NoError(t, err)
+	assert.True(t, shortened)
+	total := 2 * (cfg.Warmup + cfg.Duration + cfg.DrainTimeout)
+	assert.InDelta(t, 150, total.Seconds(), 0.01)
+
+	cfg = NewConfig(WithRates(1, 2))
+	_, err = fitBudget(12*time.Second, &cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "raise -timeout")
+}
+
+func TestTargetErrors(t *testing.T) {
+	_, err := StartTarget(context.Background(), TargetSpec{Target: "nonsense"})
+	assert.ErrorContains(t, err, `unknown target "nonsense"`)
+
+	_, err = StartTarget(context.Background(), TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not answer GET /v1/models")
+	assert.NotContains(t, err.Error(), "sk-secret-value")
+
+	t.Setenv(EnvModel, "")
+	_, err = StartTarget(context.Background(), TargetSpec{Target: TargetVLLM})
+	assert.ErrorContains(t, err, "needs a model")
+}
+
+func TestURLTargetReportsNoSecret(t *testing.T) {
+	srv := newSim(t, vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
+	_, err := StartTarget(context.Background(), TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "pw")
+
+	tg, err := StartTarget(context.Background(), TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
+	require.NoError(t, err)
+	defer tg.Close()
+	assert.Equal(t, "served", tg.Model, "the first model the server lists")
+	b, err := json.Marshal(tg.Info())
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "sk-secret-value")
+	assert.Equal(t, srv.URL, tg.URL, "a trailing /v1 is dropped")
+}
