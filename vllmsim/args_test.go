@@ -1,0 +1,161 @@
+package vllmsim
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseServeArgs(t *testing.T) {
+	cases := []struct {
+		args []string
+		want func(c Config) bool
+	}{
+		{nil, func(c Config) bool { return c.Model == "" && c.Host == DefaultHost && c.Port == DefaultPort }},
+		{[]string{"serve", "meta-llama/Llama-3.1-8B", "--port", "9000"}, func(c Config) bool {
+			return c.Model == "meta-llama/Llama-3.1-8B" && c.Port == 9000
+		}},
+		{[]string{"m", "--served-model-name=x", "--max-num-seqs=8", "--max-num-batched-tokens", "2048",
+			"--block-size", "32", "--num-gpu-blocks-override", "1000", "--max-model-len=4096", "--host", "0.0.0.0"},
+			func(c Config) bool {
+				return c.Model == "m" && c.ServedModelName == "x" && c.MaxNumSeqs == 8 && c.MaxNumBatchedTokens == 2048 &&
+					c.BlockSize == 32 && c.NumGPUBlocks == 1000 && c.MaxModelLen == 4096 && c.Host == "0.0.0.0"
+			}},
+		{[]string{"--model", "a", "--no-enable-prefix-caching"}, func(c Config) bool { return c.DisablePrefixCaching }},
+		{[]string{"--no-enable-prefix-caching", "--enable-prefix-caching"}, func(c Config) bool { return !c.DisablePrefixCaching }},
+		{[]string{"--enable_prefix_caching=true"}, func(c Config) bool { return !c.DisablePrefixCaching }},
+		{[]string{"--profile", "instant", "--seed", "-3"}, func(c Config) bool { return c.ProfileName == "instant" && c.Seed == -3 }},
+		{[]string{"--fault-error-rate", "0.1", "--fault-error-status=429", "--fault-disconnect-rate", "0.5",
+			"--fault-disconnect-after", "7", "--fault-stall-rate=1", "--fault-stall-after=2", "--fault-stall-for", "1.5s",
+			"--fault-startup-delay", "2s"}, func(c Config) bool {
+			f := c.Faults
+			return f.ErrorRate == 0.1 && f.ErrorStatus == 429 && f.DisconnectRate == 0.5 && f.DisconnectAfter == 7 &&
+				f.StallRate == 1 && f.StallAfter == 2 && f.StallFor == 1500*time.Millisecond && f.StartupDelay == 2*time.Second
+		}},
+	}
+	for _, c := range cases {
+		cfg, err := ParseServeArgs(c.args)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if !c.want(cfg) {
+			t.Fatalf("%q: got %+v", c.args, cfg)
+		}
+	}
+}
+
+func TestParseServeArgsErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--bogus"}, "unknown flag --bogus"},
+		{[]string{"-x"}, `unknown flag "-x"`},
+		{[]string{"--port"}, "--port needs a value"},
+		{[]string{"--port", "abc"}, `--port: "abc" is not an integer`},
+		{[]string{"--max-num-seqs", "0"}, "below the minimum 1"},
+		{[]string{"a", "b"}, `unexpected argument "b"`},
+		{[]string{"a", "--model", "b"}, "model given twice"},
+		{[]string{"--profile", "gpu9000"}, `unknown profile "gpu9000"`},
+		{[]string{"--fault-error-rate", "2"}, "not a fraction"},
+		{[]string{"--fault-stall-for", "soon"}, "not a duration"},
+		{[]string{"--no-enable-prefix-caching=false"}, "takes no value"},
+		{[]string{"--num-gpu-blocks-override", "10"}, "smaller than --max-model-len"},
+		{[]string{"--port", "70000"}, "within 0..65535"},
+	}
+	for _, c := range cases {
+		_, err := ParseServeArgs(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want it to say %q", c.args, err, c.msg)
+		}
+	}
+}
+
+func FuzzParseServeArgs(f *testing.F) {
+	f.Add("serve m --port 8000 --max-num-seqs=4")
+	f.Add("--no-enable-prefix-caching --profile instant")
+	f.Add("--fault-stall-for 1s --fault-error-rate=0.5")
+	f.Add("--block-size 0 x y")
+	f.Fuzz(func(t *testing.T, line string) {
+		cfg, err := ParseServeArgs(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		if _, err := cfg.withDefaults(); err != nil {
+			t.Fatalf("ParseServeArgs accepted %q but the config is invalid: %v", line, err)
+		}
+	})
+}
+
+func TestDecodeRequest(t *testing.T) {
+	cases := []struct {
+		body string
+		chat bool
+		want genRequest
+	}{
+		{`{"prompt":"a b  c","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, false,
+			genRequest{prompt: Tokenize("a b c"), maxTokens: 5, stream: true, includeUsage: true}},
+		{`{"model":"m","prompt":[5,6,7],"max_completion_tokens":9,"min_tokens":2,"ignore_eos":true}`, false,
+			genRequest{model: "m", prompt: []int32{5, 6, 7}, maxTokens: 9, minTokens: 2, ignoreEOS: true}},
+		{`{"prompt":[[1,2]]}`, false, genRequest{prompt: []int32{1, 2}, maxTokens: -1}},
+		{`{"prompt":["x y"]}`, false, genRequest{prompt: Tokenize("x y"), maxTokens: -1}},
+		{`{"messages":[{"role":"user","content":"hi"}]}`, true,
+			genRequest{prompt: []int32{tokHeaderStart, tokRoleUser, tokHeaderEnd, wordID("hi"), tokEndOfTurn, tokHeaderStart, tokRoleAssistant}, maxTokens: -1}},
+	}
+	for _, c := range cases {
+		got, err := decodeRequest([]byte(c.body), c.chat)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		gj, _ := json.Marshal(struct{ A any }{[]any{got.model, got.prompt, got.maxTokens, got.minTokens, got.ignoreEOS, got.stream, got.includeUsage}})
+		wj, _ := json.Marshal(struct{ A any }{[]any{c.want.model, c.want.prompt, c.want.maxTokens, c.want.minTokens, c.want.ignoreEOS, c.want.stream, c.want.includeUsage}})
+		if string(gj) != string(wj) {
+			t.Fatalf("%s:\n got %s\nwant %s", c.body, gj, wj)
+		}
+	}
+	for _, bad := range []string{`{`, `[]`, `{"prompt":""}`, `{"prompt":[1,"a"]}`, `{"prompt":[-1]}`, `{"prompt":[999999999]}`,
+		`{"prompt":"a","stream_options":{"include_usage":true}}`, `{"prompt":["a","b"]}`, `{"prompt":"a","n":2}`,
+		`{"prompt":"a","min_tokens":5,"max_tokens":2}`, `{"prompt":"a"} {}`} {
+		if _, err := decodeRequest([]byte(bad), false); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+func FuzzDecodeRequest(f *testing.F) {
+	f.Add([]byte(`{"prompt":"a b c","max_tokens":5,"stream":true}`), false)
+	f.Add([]byte(`{"prompt":[1,2,3],"min_tokens":1,"ignore_eos":true}`), false)
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"max_completion_tokens":3}`), true)
+	f.Add([]byte(`{"prompt":[[1]],"stream_options":{"include_usage":true},"stream":true}`), false)
+	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
+		r, err := decodeRequest(body, chat)
+		if err != nil {
+			if _, ok := err.(*requestError); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		if len(r.prompt) == 0 {
+			t.Fatal("accepted an empty prompt")
+		}
+		if r.maxTokens != -1 && r.maxTokens < 1 {
+			t.Fatalf("accepted max_tokens %d", r.maxTokens)
+		}
+		for _, id := range r.prompt {
+			if id < 0 || id >= vocabSize {
+				t.Fatalf("token id %d out of range", id)
+			}
+		}
+	})
+}
+
+func FuzzTokenize(f *testing.F) {
+	f.Add("hello  world\n")
+	f.Add("\u00a0x\u3000y")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := len(Tokenize(s)), len(strings.FieldsFunc(s, isSpace)); got != want {
+			t.Fatalf("%q: %d tokens, %d fields", s, got, want)
+		}
+	})
+}

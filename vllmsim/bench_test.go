@@ -1,0 +1,84 @@
+package vllmsim
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkEngineStep measures one Schedule + Complete of the clock-free
+// core with 256 sequences decoding (the default max_num_seqs).
+func BenchmarkEngineStep(b *testing.B) {
+	e := defaultEngine(b, func(c *EngineConfig) { c.NumBlocks = 1 << 20 }) // room: no preemption
+	for i := range 256 {
+		e.Add(NewSeq(uint64(i), wordsPrompt(i, 512), 1<<30))
+	}
+	e.Complete(e.Schedule()) // prefill everything
+	b.ReportAllocs()
+	b.ResetTimer()
+	tokens := 0
+	for b.Loop() {
+		tokens += len(e.Complete(e.Schedule()))
+	}
+	b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// BenchmarkStreamTokens measures streamed tokens per second over HTTP with
+// the "instant" profile (the engine costs nothing, so this is the HTTP and
+// SSE path) and many concurrent streams; tokens/s/core divides by
+// GOMAXPROCS. Client and server share the cores.
+func BenchmarkStreamTokens(b *testing.B) {
+	const streams = 64
+	s := NewServer(Config{ProfileName: "instant", MaxModelLen: 1 << 22, NumGPUBlocks: 1 << 19})
+	defer s.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: streams}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	perStream := min(max(b.N/streams, 1), 100_000)
+	body := []byte(fmt.Sprintf(`{"prompt":"bench","max_tokens":%d,"ignore_eos":true,"stream":true}`, perStream))
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for range streams {
+		wg.Go(func() {
+			resp, err := client.Post(s.URL+"/v1/completions", "application/json", bytes.NewReader(body))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("status %d", resp.StatusCode)
+				return
+			}
+			r := bufio.NewReaderSize(resp.Body, 64<<10)
+			n := 0
+			for {
+				line, err := r.ReadSlice('\n')
+				if err != nil {
+					break
+				}
+				if bytes.HasPrefix(line, []byte(`data: {`)) {
+					n++
+				}
+			}
+			mu.Lock()
+			total += n
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	if total != streams*perStream {
+		b.Fatalf("streamed %d tokens, want %d", total, streams*perStream)
+	}
+	b.ReportMetric(float64(total)/el.Seconds(), "tokens/s")
+	b.ReportMetric(float64(total)/el.Seconds()/float64(runtime.GOMAXPROCS(0)), "tokens/s/core")
+}
