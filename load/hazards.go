@@ -132,6 +132,9 @@ func tooFewSamples(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool)
 		if h == nil {
 			continue
 		}
+		if conclusiveFailure(s, slo) {
+			continue // the whole interval is over the limit: more samples would not save it
+		}
 		n := float64(h.Count())
 		tail := n * (1 - slo.Percentile/100)
 		if tail < th.MinTailSamples {
@@ -151,6 +154,17 @@ func tooFewSamples(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool)
 		fix = fmt.Sprintf("run the step for at least %.0f s at %g req/s (%.0f requests)", need/s.RateTarget, s.RateTarget, need)
 	}
 	return Hazard{Kind: HazardTooFewSamples, Message: strings.Join(why, "; "), Fix: fix}, true
+}
+
+// conclusiveFailure reports whether the step's result for slo failed with
+// its whole 95% interval above the limit.
+func conclusiveFailure(s *StepReport, slo SLO) bool {
+	for _, r := range s.SLO {
+		if r.Metric == string(slo.Metric) && r.Percentile == slo.Percentile {
+			return !r.Pass && r.CI95Ms != nil && r.CI95Ms[0] > r.LimitMs
+		}
+	}
+	return false
 }
 
 func warmCache(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {

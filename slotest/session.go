@@ -149,6 +149,17 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	return st, err
 }
 
+// ClosedLoop measures the same workload the way a concurrency-limited
+// benchmark does, with clients that each wait for their previous answer, for
+// the plan's duration, and judges the same SLOs. It exists to show the
+// coordinated-omission trap beside an open-loop step; its report is not
+// added to the session's report.
+func (s *Session) ClosedLoop(ctx context.Context, clients int) (*load.StepReport, error) {
+	st, used, err := load.RunClosedLoop(ctx, s.plan, clients, s.next)
+	s.next += used
+	return st, err
+}
+
 // WriteReport writes the report into dir as report.json.
 func (s *Session) WriteReport(dir string) (string, error) {
 	path := filepath.Join(dir, "report.json")

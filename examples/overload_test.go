@@ -1,0 +1,46 @@
+package examples
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// TestOverloadIsNotHiddenByAClosedLoop measures a small server (four
+// sequences at a time) above its capacity two ways. Eight closed-loop
+// clients, as `vllm bench serve --max-concurrency 8` would use, slow down
+// with the server: latency looks finite and the SLO passes. Open-loop
+// arrivals at a fixed rate keep coming, the queue grows through the step,
+// and TTFT measured from when each user arrived breaks the SLO.
+func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
+	ctx := context.Background()
+	s, err := slotest.Open(ctx, slotest.NewConfig(
+		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),
+		slotest.WithFixture("fixed:512:64"),
+		slotest.WithRates(12),
+		slotest.WithArrival("constant"),
+		slotest.WithDuration(5*time.Second),
+		slotest.WithWarmup(0),
+		slotest.WithSLO("ttft.p90<=2s"),
+	))
+	require.NoError(t, err)
+	defer s.Close()
+
+	closed, err := s.ClosedLoop(ctx, 8)
+	require.NoError(t, err)
+	open, err := s.Step(ctx, 12, 0, -1)
+	require.NoError(t, err)
+
+	t.Logf("closed loop: %.1f req/s, TTFT p90 %.0f ms: %s", closed.RateTarget, closed.TTFT.P90, closed.Verdict)
+	t.Logf("open loop:   %.1f req/s offered, TTFT p90 %.0f ms: %s %v", open.RateTarget, open.TTFT.P90, open.Verdict, open.Hazards)
+	assert.Equal(t, load.VerdictPass, closed.Verdict, "the closed loop hides the overload")
+	assert.Equal(t, load.VerdictFail, open.Verdict, "the open loop shows it")
+	assert.Less(t, closed.RateTarget, open.RateTarget, "the closed loop offered less load than users do")
+}

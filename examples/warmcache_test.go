@@ -1,0 +1,47 @@
+package examples
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// TestWarmCacheIsCaught repeats a run against the same server with prompt
+// salting and the prefix-cache reset turned off, as a hand-rolled benchmark
+// loop would. The second run's prompts are all in the cache, so its TTFT is
+// flattering; llmslo marks it invalid instead of passing it.
+func TestWarmCacheIsCaught(t *testing.T) {
+	srv := vllmsim.NewServer(vllmsim.Config{})
+	defer srv.Close()
+	cfg := slotest.NewConfig(
+		slotest.WithTarget(srv.URL),
+		slotest.WithFixture("azure-code-2023"), // long prompts, no shared prefixes: 0% hits expected
+		slotest.WithRates(4),
+		slotest.WithDuration(3*time.Second),
+		slotest.WithWarmup(0),
+		slotest.WithSLO("ttft.p50<=1s"),
+		slotest.WithSalt(false),
+		slotest.WithResetPrefixCache(false),
+	)
+	ctx := context.Background()
+	first, err := slotest.Measure(ctx, cfg)
+	require.NoError(t, err)
+	again, err := slotest.Measure(ctx, cfg)
+	require.NoError(t, err)
+
+	cold, warm := first.Steps[0], again.Steps[0]
+	assert.False(t, cold.HasHazard(load.HazardWarmCache))
+	assert.True(t, warm.HasHazard(load.HazardWarmCache), "the repeat run was served from the cache")
+	assert.Equal(t, load.VerdictInvalid, warm.Verdict)
+	assert.Less(t, warm.TTFT.P50, cold.TTFT.P50/2, "and it would have looked twice as fast")
+	for _, h := range warm.Hazards {
+		t.Logf("%s: %s (fix: %s)", h.Kind, h.Message, h.Fix)
+	}
+}
