@@ -19,8 +19,9 @@ type Session struct {
 	client  *load.Client
 	plan    load.Plan
 	report  *load.Report
-	next    int
-	fixture *fixtures.Fixture
+	next     int
+	fixture  *fixtures.Fixture
+	workload *fixtures.Workload
 }
 
 // Open starts (or reaches) the target and prepares the workload. Close
@@ -82,6 +83,7 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load
 	if err != nil {
 		return fmt.Errorf("slotest: workload: %w", err)
 	}
+	s.workload = w
 	drain := cfg.DrainTimeout
 	if drain == 0 {
 		drain = max(30*time.Second, cfg.Duration)
@@ -135,6 +137,14 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	}
 	if warmup >= 0 && duration > 0 {
 		p.Warmup = warmup
+	}
+	if s.cfg.API == load.APIChat {
+		// Text prompts are made exact through the server's /tokenize; do
+		// that before the step, not on its send path.
+		ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 64
+		if err := s.workload.Prepare(ctx, s.next+ahead); err != nil {
+			return nil, fmt.Errorf("slotest: prepare prompts: %w", err)
+		}
 	}
 	st, used, err := load.RunStep(ctx, p, rate, s.next)
 	s.next += used
