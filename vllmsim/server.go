@@ -87,15 +87,24 @@ func NewServer(cfg Config) *Server {
 
 // Start starts serving on s.Listener.
 func (s *Server) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.started {
 		panic("vllmsim: Server already started")
 	}
 	s.URL = "http://" + s.Listener.Addr().String()
 	s.begin()
 	s.viaStart = true
-	go func() { s.serveErr <- s.http.Serve(s.Listener) }()
+	go func() {
+		err := s.http.Serve(s.Listener)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.serveErr <- err
+	}()
 }
 
+// begin starts the engine loop; s.mu is held.
 func (s *Server) begin() {
 	s.started = true
 	s.readyAt = time.Now().Add(s.Config.Faults.StartupDelay)
@@ -104,12 +113,15 @@ func (s *Server) begin() {
 
 // Serve serves on ln until Close; it returns nil after Close.
 func (s *Server) Serve(ln net.Listener) error {
-	if s.started {
-		return errors.New("vllmsim: Server already started")
+	s.mu.Lock()
+	if s.started || s.isClosing {
+		s.mu.Unlock()
+		return errors.New("vllmsim: Server already started or closed")
 	}
 	s.Listener = ln
 	s.URL = "http://" + ln.Addr().String()
 	s.begin()
+	s.mu.Unlock()
 	err := s.http.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -134,17 +146,17 @@ func ListenAndServe(ctx context.Context, cfg Config, log io.Writer) error {
 			s.Config.NumGPUBlocks, s.Config.BlockSize)
 		fmt.Fprintf(log, "INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(ln) }()
+	s.Listener = ln
+	s.Start()
 	select {
 	case <-ctx.Done():
 		s.Close()
-		<-errc
 		if log != nil {
 			fmt.Fprintln(log, "INFO:     Shutting down")
 		}
 		return nil
-	case err := <-errc:
+	case err := <-s.serveErr:
+		s.serveErr <- err // for Close
 		s.Close()
 		return err
 	}
@@ -156,17 +168,16 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.isClosing = true
+		started, viaStart := s.started, s.viaStart
 		s.mu.Unlock()
 		close(s.closing)
-		if s.Listener != nil {
-			_ = s.http.Close()
-		}
+		_ = s.http.Close()
 		s.handlers.Wait()
-		if s.started {
+		if started {
 			close(s.loop.stop)
 			<-s.loop.done
 		}
-		if s.viaStart {
+		if viaStart {
 			<-s.serveErr
 		}
 	})

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/openai/openai-go/v3/option"
+	dto "github.com/prometheus/client_model/go"
 )
 
 func openaiClient(s *Server) openai.Client {
