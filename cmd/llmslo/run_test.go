@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunUsageErrorsExitThree(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "--rates is required"},
+		{[]string{"run", "--rates", "two"}, `"two" is not a rate`},
+		{[]string{"run", "--rates", "2", "--slo", "tfft.p95<=1s"}, "--slo"},
+		{[]string{"run", "--rates", "2", "--arrival", "weibull"}, "--arrival"},
+		{[]string{"run", "--rates", "2", "--api", "grpc"}, "--api"},
+		{[]string{"run", "--arrival", "trace:2", "--rates", "2"}, "give no --rates"},
+		{[]string{"run", "--rates", "2", "--sim-args", "--max-num-seqs banana"}, "--sim-args"},
+		{[]string{"run", "--rates", "2", "--fixture", "no/such/file.csv", "--quiet"}, "no/such/file.csv"},
+		{[]string{"run", "--rates", "2", "--target", "http://127.0.0.1:1", "--quiet"}, "does not answer"},
+		{[]string{"run", "--rates", "2", "extra"}, "unexpected argument"},
+		{[]string{"nonsense"}, "unknown command"},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runArgs(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+}
+
+func TestRunOnTheSimulatorWritesAReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out", "report.json")
+	code, stdout, stderr := runArgs(t, "run", "--rates", "40", "--fixture", "fixed:32:4", "--duration", "1s", "--warmup", "0s",
+		"--arrival", "constant", "--slo", "ttft.p50<=1us", "--quiet", "--report", path, "--sim-args", "--profile instant")
+	// The SLO cannot be met: exit 1, or 2 if the shared test machine made
+	// the client late (a hazard outranks a violation).
+	assert.Contains(t, []int{exitFail, exitInvalid}, code, stderr)
+	assert.Contains(t, stdout, "rate=40")
+	assert.Contains(t, stderr, "report written to "+path)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rep load.Report
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Len(t, rep.Steps, 1)
+	s := rep.Steps[0]
+	assert.Equal(t, 40, s.Requests.Scheduled)
+	assert.Equal(t, 40, s.Requests.Completed)
+	assert.Equal(t, int64(40*4), s.Tokens.Output)
+	assert.False(t, s.SLO[0].Pass)
+	assert.Equal(t, "sim", rep.Target.Kind)
+}
+
+func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
+	cases := []struct {
+		rep  load.Report
+		err  error
+		want int
+	}{
+		{load.Report{Verdict: load.VerdictPass}, nil, exitPass},
+		{load.Report{Verdict: load.VerdictFail}, nil, exitFail},
+		{load.Report{Verdict: load.VerdictInvalid}, nil, exitInvalid},
+		{load.Report{Verdict: load.VerdictPass, Partial: true}, errors.New("interrupted"), exitInvalid},
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		assert.Equal(t, tc.want, finish(&tc.rep, tc.err, "", &out, &errb), "%+v", tc.rep)
+		assert.Contains(t, out.String(), "verdict: "+string(tc.rep.Verdict))
+	}
+}
