@@ -21,8 +21,11 @@ import (
 //	--fault-stall-rate F, --fault-stall-after TOKENS, --fault-stall-for DURATION,
 //	--fault-startup-delay DURATION
 //
-// Any other flag is an error that names it. Host and port default to
-// 127.0.0.1 and 8000.
+//	--api-key KEY
+//
+// vLLM flags that mean nothing to a simulator (see ignoredFlags) are
+// accepted and listed in Config.IgnoredFlags. Any other flag is an error
+// that names it. Host and port default to 127.0.0.1 and 8000.
 func ParseServeArgs(args []string) (Config, error) {
 	cfg := Config{Host: DefaultHost, Port: DefaultPort}
 	if len(args) > 0 && args[0] == "serve" {
@@ -45,7 +48,18 @@ func ParseServeArgs(args []string) (Config, error) {
 		name = strings.ReplaceAll(name, "_", "-")
 		f, ok := serveFlags[name]
 		if !ok {
-			return cfg, fmt.Errorf("unknown flag --%s", name)
+			ig, known := ignoredFlags[name]
+			if !known {
+				return cfg, fmt.Errorf("unknown flag --%s", name)
+			}
+			if ig == takesValue && !hasValue {
+				if i+1 >= len(args) {
+					return cfg, fmt.Errorf("flag --%s needs a value", name)
+				}
+				i++
+			}
+			cfg.IgnoredFlags = append(cfg.IgnoredFlags, "--"+name)
+			continue
 		}
 		if f.boolean {
 			if hasValue {
@@ -136,7 +150,24 @@ func stringFlag(dst func(*Config) *string) serveFlag {
 	}}
 }
 
+const (
+	takesValue = iota
+	boolean
+)
+
+// ignoredFlags are vLLM serve flags accepted without effect: they size or
+// place the real model on GPUs, or tune logging.
+var ignoredFlags = map[string]int{
+	"gpu-memory-utilization": takesValue, "tensor-parallel-size": takesValue, "pipeline-parallel-size": takesValue,
+	"data-parallel-size": takesValue, "dtype": takesValue, "kv-cache-dtype": takesValue, "swap-space": takesValue,
+	"download-dir": takesValue, "tokenizer": takesValue, "revision": takesValue, "max-log-len": takesValue,
+	"uvicorn-log-level": takesValue, "quantization": takesValue, "load-format": takesValue,
+	"trust-remote-code": boolean, "enforce-eager": boolean, "disable-log-requests": boolean,
+	"disable-log-stats": boolean, "enable-chunked-prefill": boolean, "disable-frontend-multiprocessing": boolean,
+}
+
 var serveFlags = map[string]serveFlag{
+	"api-key":                 stringFlag(func(c *Config) *string { return &c.APIKey }),
 	"model":                   stringFlag(func(c *Config) *string { return &c.Model }),
 	"served-model-name":       stringFlag(func(c *Config) *string { return &c.ServedModelName }),
 	"host":                    stringFlag(func(c *Config) *string { return &c.Host }),

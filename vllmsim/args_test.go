@@ -25,6 +25,11 @@ func TestParseServeArgs(t *testing.T) {
 		{[]string{"--model", "a", "--no-enable-prefix-caching"}, func(c Config) bool { return c.DisablePrefixCaching }},
 		{[]string{"--no-enable-prefix-caching", "--enable-prefix-caching"}, func(c Config) bool { return !c.DisablePrefixCaching }},
 		{[]string{"--enable_prefix_caching=true"}, func(c Config) bool { return !c.DisablePrefixCaching }},
+		{[]string{"m", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size=2", "--trust-remote-code", "--dtype", "auto"},
+			func(c Config) bool {
+				return c.Model == "m" && strings.Join(c.IgnoredFlags, " ") == "--gpu-memory-utilization --tensor-parallel-size --trust-remote-code --dtype"
+			}},
+		{[]string{"--api-key", "sk-1"}, func(c Config) bool { return c.APIKey == "sk-1" }},
 		{[]string{"--profile", "instant", "--seed", "-3"}, func(c Config) bool { return c.ProfileName == "instant" && c.Seed == -3 }},
 		{[]string{"--fault-error-rate", "0.1", "--fault-error-status=429", "--fault-disconnect-rate", "0.5",
 			"--fault-disconnect-after", "7", "--fault-stall-rate=1", "--fault-stall-after=2", "--fault-stall-for", "1.5s",
@@ -52,6 +57,7 @@ func TestParseServeArgsErrors(t *testing.T) {
 	}{
 		{[]string{"--bogus"}, "unknown flag --bogus"},
 		{[]string{"-x"}, `unknown flag "-x"`},
+		{[]string{"--dtype"}, "--dtype needs a value"},
 		{[]string{"--port"}, "--port needs a value"},
 		{[]string{"--port", "abc"}, `--port: "abc" is not an integer`},
 		{[]string{"--max-num-seqs", "0"}, "below the minimum 1"},

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -33,8 +34,18 @@ func BenchmarkEngineStep(b *testing.B) {
 // SSE path) and many concurrent streams; tokens/s/core divides by
 // GOMAXPROCS. Client and server share the cores.
 func BenchmarkStreamTokens(b *testing.B) {
-	const streams = 64
-	s := NewServer(Config{ProfileName: "instant", MaxModelLen: 1 << 22, NumGPUBlocks: 1 << 19})
+	benchStream(b, 64, StepProfile{Name: "instant"})
+}
+
+// BenchmarkStreamTokensPaced is the same with 1 ms steps and 256 streams:
+// every token is its own chunk, write and flush (the model allows at most
+// 256,000 tokens/s), so tokens/cpu-s is the HTTP cost of one event.
+func BenchmarkStreamTokensPaced(b *testing.B) {
+	benchStream(b, 256, StepProfile{Name: "paced", Fixed: time.Millisecond})
+}
+
+func benchStream(b *testing.B, streams int, prof StepProfile) {
+	s := NewServer(Config{Profile: prof, MaxNumSeqs: streams, MaxModelLen: 1 << 22, NumGPUBlocks: 1 << 19})
 	defer s.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: streams}
 	defer tr.CloseIdleConnections()
@@ -42,7 +53,7 @@ func BenchmarkStreamTokens(b *testing.B) {
 	perStream := min(max(b.N/streams, 1), 100_000)
 	body := []byte(fmt.Sprintf(`{"prompt":"bench","max_tokens":%d,"ignore_eos":true,"stream":true}`, perStream))
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	total := 0
@@ -75,10 +86,19 @@ func BenchmarkStreamTokens(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	el := time.Since(start)
+	el, cpu := time.Since(start), cpuTime()-cpu0
 	if total != streams*perStream {
 		b.Fatalf("streamed %d tokens, want %d", total, streams*perStream)
 	}
 	b.ReportMetric(float64(total)/el.Seconds(), "tokens/s")
 	b.ReportMetric(float64(total)/el.Seconds()/float64(runtime.GOMAXPROCS(0)), "tokens/s/core")
+	b.ReportMetric(float64(total)/cpu.Seconds(), "tokens/cpu-s")
+}
+
+// cpuTime is the process's user and system CPU time (client and server
+// together).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

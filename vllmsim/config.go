@@ -53,6 +53,15 @@ type Config struct {
 
 	Host string // --host, for ListenAndServe
 	Port int    // --port, for ListenAndServe
+
+	// APIKey, when set, is required as "Authorization: Bearer KEY" on
+	// /v1/ paths (--api-key), as vLLM does. It is never printed.
+	APIKey string
+
+	// IgnoredFlags lists vLLM flags that were accepted but mean nothing to
+	// the simulator (GPU memory, parallelism, dtype, …), so that a vLLM
+	// command line runs unchanged.
+	IgnoredFlags []string
 }
 
 // Faults injects failures for reliability tests. Each draw comes from a

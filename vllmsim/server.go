@@ -2,11 +2,13 @@ package vllmsim
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,6 +146,9 @@ func ListenAndServe(ctx context.Context, cfg Config, log io.Writer) error {
 		fmt.Fprintf(log, "INFO:     Serving model %s (profile %s, max_num_seqs %d, max_num_batched_tokens %d, %d KV blocks of %d)\n",
 			s.Config.servedName(), s.Config.Profile.Name, s.Config.MaxNumSeqs, s.Config.MaxNumBatchedTokens,
 			s.Config.NumGPUBlocks, s.Config.BlockSize)
+		for _, f := range s.Config.IgnoredFlags {
+			fmt.Fprintf(log, "INFO:     %s has no effect on the simulator; ignored\n", f)
+		}
 		fmt.Fprintf(log, "INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
 	}
 	s.Listener = ln
@@ -201,7 +206,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", s.tracked(func(w http.ResponseWriter, r *http.Request) { s.handleGenerate(w, r, true) }))
 	mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
-	return mux
+	if s.Config.APIKey == "" {
+		return mux
+	}
+	want := "Bearer " + s.Config.APIKey
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1") && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"Unauthorized"}`))
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // tracked counts a handler in s.handlers so Close can wait for it.

@@ -366,3 +366,29 @@ func TestClientCancelAborts(t *testing.T) {
 		return metricValue(f, "vllm:num_requests_running") == 0 && hasSeries(f, "vllm:request_success_total", "finished_reason", "abort", 1)
 	})
 }
+
+// With --api-key, /v1/ paths need the bearer token, as in vLLM; the rest
+// (health, metrics) stay open.
+func TestAPIKey(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", APIKey: "sk-test"})
+	if st, raw := postJSON(t, s.URL+"/v1/completions", map[string]any{"prompt": "a"}); st != 401 || !strings.Contains(string(raw), "Unauthorized") {
+		t.Fatalf("no key: %d %s", st, raw)
+	}
+	if r := streamCompletion(t, s.URL, map[string]any{"prompt": "a"}); r.status != 401 || strings.Contains(r.body, "sk-test") {
+		t.Fatalf("no key, streaming: %d %s", r.status, r.body)
+	}
+	c := openai.NewClient(option.WithBaseURL(s.URL+"/v1/"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+	if _, err := c.Completions.New(context.Background(), openai.CompletionNewParams{
+		Model: openai.CompletionNewParamsModel(DefaultModel), Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("a")},
+		MaxTokens: openai.Int(1)}); err != nil {
+		t.Fatalf("with the key: %v", err)
+	}
+	resp, err := http.Get(s.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/health needs no key, got %d", resp.StatusCode)
+	}
+}

@@ -52,6 +52,9 @@ vLLM serve flags:
   --num-gpu-blocks-override N  KV blocks (default %d)
   --enable-prefix-caching | --no-enable-prefix-caching   (default: on)
   --seed N                     seed of early stops and faults
+  --api-key KEY                require "Authorization: Bearer KEY" on /v1/ paths
+  (GPU placement flags such as --gpu-memory-utilization, --tensor-parallel-size,
+   --dtype, --trust-remote-code are accepted and ignored)
 simulator flags:
   --profile NAME               step-time profile: %s (default %s)
   --fault-error-rate F --fault-error-status CODE
