@@ -50,6 +50,10 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
 	st.seq = NewSeq(n, req.prompt, outLen)
 	st.seq.owner = st
+	if !s.Config.DisablePrefixCaching {
+		// Hash here, not under the engine's lock.
+		st.seq.hashes = blockHashes(req.prompt, s.Config.BlockSize)
+	}
 	s.loop.submit(st)
 	defer s.loop.abort(st) // a no-op once the sequence finished
 
