@@ -252,6 +252,9 @@ func (c *Client) do(parent context.Context, req Request, out *Outcome) {
 	timer.Store(watchdog)
 	defer watchdog.Stop()
 
+	// Sent is taken as the request is handed to the transport. A new
+	// connection's setup then counts as the server's time, not as send lag:
+	// a server slow to accept must not look like a saturated client.
 	out.Sent = time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
@@ -275,16 +278,23 @@ func (c *Client) do(parent context.Context, req Request, out *Outcome) {
 			c.readers.Put(sse)
 		}
 	}()
-	c.readStream(parent, ctx, sse, resp.Body, out)
+	if c.readStream(parent, ctx, sse, out) {
+		// After [DONE], read the end of the body so the connection returns
+		// to the pool, but only briefly: a server that keeps the body open
+		// must not hold up a finished request.
+		drain := time.AfterFunc(100*time.Millisecond, func() { cancel(nil) })
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+		drain.Stop()
+	}
 }
 
-// readStream reads events until [DONE], the end of the stream or a failure.
-func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, body io.Reader, out *Outcome) {
+// readStream reads events until [DONE], the end of the stream or a failure,
+// and reports whether it saw [DONE].
+func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, out *Outcome) (done bool) {
 	var (
 		ch             chunk
 		lastCompletion int  // completion_tokens of the last per-event usage
 		perEventUsage  bool // usage arrived with token events
-		done           bool
 	)
 	for {
 		data, err := sse.Next()
@@ -338,10 +348,6 @@ func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, body io
 			out.CompletionTokens = ch.completion
 		}
 	}
-	if done {
-		// Read the end of the body so the connection returns to the pool.
-		_, _ = io.CopyN(io.Discard, body, 4<<10)
-	}
 	if out.TokenEvents == 0 {
 		out.Class = ClassNoTokens
 		out.Err = fmt.Errorf("stream ended with no token events (usage completion_tokens %d)", out.CompletionTokens)
@@ -356,6 +362,7 @@ func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, body io
 		// bound on it otherwise.
 		out.MultiTokenEvents = out.CompletionTokens - out.TokenEvents
 	}
+	return done
 }
 
 // classifyContext names why a request's context ended, or returns fallback

@@ -205,3 +205,28 @@ func TestFakeServerCapacity(t *testing.T) {
 		t.Errorf("slowest TTFT %v, want at least 140ms behind the queue", slowest)
 	}
 }
+
+// TestClientDoneWithBodyLeftOpen: after [DONE] the request is finished even
+// if the server keeps the response open.
+func TestClientDoneWithBodyLeftOpen(t *testing.T) {
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[{\"text\":\"b\"}]}\n\ndata: [DONE]\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	defer srv.Close()
+	defer close(quit)
+	c := newTestClient(t, srv.URL, ClientConfig{StallTimeout: 5 * time.Second})
+	out, elapsed := doBounded(t, t.Context(), c, Request{Prompt: "x", OutputTokens: 2})
+	if !out.OK() || out.TokenEvents != 2 || out.UsageReported || out.CompletionTokens != 2 {
+		t.Fatalf("class %q (%v), events %d, usage %v, completion %d", out.Class, out.Err, out.TokenEvents, out.UsageReported, out.CompletionTokens)
+	}
+	if elapsed > time.Second {
+		t.Errorf("returned %v after [DONE]; the open body held it up", elapsed)
+	}
+}
