@@ -167,7 +167,13 @@ var ignoredFlags = map[string]int{
 }
 
 var serveFlags = map[string]serveFlag{
-	"api-key":                 stringFlag(func(c *Config) *string { return &c.APIKey }),
+	"api-key": {set: func(c *Config, v string) error {
+		if v == "" {
+			return fmt.Errorf("empty value")
+		}
+		c.APIKey = Secret(v)
+		return nil
+	}},
 	"model":                   stringFlag(func(c *Config) *string { return &c.Model }),
 	"served-model-name":       stringFlag(func(c *Config) *string { return &c.ServedModelName }),
 	"host":                    stringFlag(func(c *Config) *string { return &c.Host }),

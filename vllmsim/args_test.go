@@ -2,6 +2,7 @@ package vllmsim
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,9 @@ func TestParseServeArgs(t *testing.T) {
 			func(c Config) bool {
 				return c.Model == "m" && strings.Join(c.IgnoredFlags, " ") == "--gpu-memory-utilization --tensor-parallel-size --trust-remote-code --dtype"
 			}},
-		{[]string{"--api-key", "sk-1"}, func(c Config) bool { return c.APIKey == "sk-1" }},
+		{[]string{"--api-key", "sk-1"}, func(c Config) bool {
+			return c.APIKey == "sk-1" && !strings.Contains(fmt.Sprintf("%v %+v %#v", c, c, c), "sk-1")
+		}},
 		{[]string{"--profile", "instant", "--seed", "-3"}, func(c Config) bool { return c.ProfileName == "instant" && c.Seed == -3 }},
 		{[]string{"--fault-error-rate", "0.1", "--fault-error-status=429", "--fault-disconnect-rate", "0.5",
 			"--fault-disconnect-after", "7", "--fault-stall-rate=1", "--fault-stall-after=2", "--fault-stall-for", "1.5s",

@@ -56,7 +56,7 @@ type Config struct {
 
 	// APIKey, when set, is required as "Authorization: Bearer KEY" on
 	// /v1/ paths (--api-key), as vLLM does. It is never printed.
-	APIKey string
+	APIKey Secret
 
 	// IgnoredFlags lists vLLM flags that were accepted but mean nothing to
 	// the simulator (GPU memory, parallelism, dtype, …), so that a vLLM
@@ -154,3 +154,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
+
+// Secret is a value that must never be printed: fmt shows it as
+// "[redacted]".
+type Secret string
+
+func (Secret) String() string   { return "[redacted]" }
+func (Secret) GoString() string { return "[redacted]" }

@@ -100,7 +100,6 @@ func (l *loop) run() {
 		fresh := append(l.fresh[:0], b.Admitted...)
 		l.fresh = fresh
 		dur := b.Duration
-		preempted := b.Preempted
 		l.mu.Unlock()
 
 		now := l.now()
@@ -108,7 +107,7 @@ func (l *loop) run() {
 			deadline = now
 		}
 		deadline = deadline.Add(dur)
-		l.metrics.stepStarted(now, fresh, preempted)
+		l.metrics.stepStarted(now, fresh)
 		if wait := deadline.Sub(now); wait > 0 {
 			timer.Reset(wait)
 			select {

@@ -105,7 +105,7 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 
 // stepStarted records the queue time of sequences scheduled for the first
 // time.
-func (m *metrics) stepStarted(now time.Time, admitted []*Seq, _ int) {
+func (m *metrics) stepStarted(now time.Time, admitted []*Seq) {
 	for _, s := range admitted {
 		if s.owner != nil {
 			m.queue.Observe(now.Sub(s.owner.arrival).Seconds())

@@ -209,7 +209,7 @@ func (s *Server) Handler() http.Handler {
 	if s.Config.APIKey == "" {
 		return mux
 	}
-	want := "Bearer " + s.Config.APIKey
+	want := "Bearer " + string(s.Config.APIKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1") && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
 			w.Header().Set("Content-Type", "application/json")

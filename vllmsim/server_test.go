@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -390,5 +391,52 @@ func TestAPIKey(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("/health needs no key, got %d", resp.StatusCode)
+	}
+}
+
+// A client that stops reading never holds the engine up: its tokens are
+// counted, not queued, and other streams carry on.
+func TestSlowClientDoesNotStallEngine(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", MaxModelLen: 1 << 21, NumGPUBlocks: 1 << 17})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL+"/v1/completions",
+		strings.NewReader(`{"prompt":"stuck","max_tokens":1000000,"ignore_eos":true,"stream":true}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() // never read: the server's writes block once the socket fills
+	// 300,000 tokens of about 180 bytes are 54 MB, far beyond any socket
+	// buffer: the engine went on while the handler was blocked.
+	waitFor(t, func() bool { return s.Stats().GeneratedTokens > 300_000 })
+	r := streamCompletion(t, s.URL, map[string]any{"prompt": "other", "max_tokens": 100, "ignore_eos": true})
+	if r.err != nil || r.tokens != 100 || !r.done {
+		t.Fatalf("a second stream next to a stuck one: %+v", r)
+	}
+}
+
+func TestServeOnListener(t *testing.T) {
+	s, err := New(Config{ProfileName: "instant"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	waitFor(t, func() bool {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	s.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve returned %v after Close, want nil", err)
 	}
 }
