@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -307,4 +308,29 @@ func ExampleClient() {
 	c.Do(context.Background(), Request{PromptIDs: []int{1, 2, 3, 4}, OutputTokens: 3}, &out)
 	fmt.Println(out.OK(), out.PromptTokens, out.CompletionTokens, len(out.ITL))
 	// Output: true 4 3 2
+}
+
+// TestClientConcurrentStreams: many streams at once share one client, and
+// each is measured on its own.
+func TestClientConcurrentStreams(t *testing.T) {
+	srv := newFakeServer(t, fakeConfig{TTFT: 20 * time.Millisecond, ITL: 2 * time.Millisecond})
+	c := newTestClient(t, srv.URL, ClientConfig{MaxConns: 16})
+	outs := make([]Outcome, 200)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() { c.Do(t.Context(), Request{Index: i, PromptIDs: tokenIDs(i + 1), OutputTokens: 10}, &outs[i]) })
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if !out.OK() || out.Request.Index != i || out.TokenEvents != 10 || out.PromptTokens != i+1 || len(out.ITL) != 9 {
+			t.Fatalf("request %d: class %q (%v), index %d, events %d, prompt %d, itl %d",
+				i, out.Class, out.Err, out.Request.Index, out.TokenEvents, out.PromptTokens, len(out.ITL))
+		}
+		if ttft := out.First.Sub(out.Sent); ttft < 20*time.Millisecond {
+			t.Fatalf("request %d: TTFT %v is shorter than the server's 20ms", i, ttft)
+		}
+	}
+	if srv.MaxInFlight() < 2 {
+		t.Errorf("the server never saw two streams at once")
+	}
 }
