@@ -216,3 +216,46 @@ func TestClosedVersusOpenOverHTTP(t *testing.T) {
 		t.Fatalf("open loop above capacity: median TTFT %v, %v, %v over the run; the wait should grow", o1, o2, o3)
 	}
 }
+
+// Chunked prefill over HTTP: a 15,000-token prompt arriving while four
+// streams decode is prefilled 2,048 tokens a step, so no decode waits longer
+// than one budget-sized step (about 131 ms), where prefilling it whole would
+// stall them for about 900 ms.
+func TestChunkedPrefillOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s of real time")
+	}
+	const budget = 2048
+	s := start(t, Config{MaxNumBatchedTokens: budget})
+	var wg sync.WaitGroup
+	results := make([]streamResult, 4)
+	for i := range results {
+		wg.Go(func() {
+			results[i] = streamCompletion(t, s.URL, map[string]any{"prompt": textPrompt("dec"+string(rune('a'+i)), 32),
+				"max_tokens": 300, "ignore_eos": true})
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	long := streamCompletion(t, s.URL, map[string]any{"prompt": textPrompt("long", 15000), "max_tokens": 1})
+	wg.Wait()
+	if long.err != nil || long.tokens != 1 {
+		t.Fatalf("long prompt: %+v", long)
+	}
+	var worst time.Duration
+	for i, r := range results {
+		if r.err != nil || r.tokens != 300 {
+			t.Fatalf("decoder %d: %d tokens, %v", i, r.tokens, r.err)
+		}
+		for k := 1; k < len(r.tokenTimes); k++ {
+			worst = max(worst, r.tokenTimes[k].Sub(r.tokenTimes[k-1]))
+		}
+	}
+	bound := h100Llama3_8B.Duration(budget, 5, 5*16000)
+	t.Logf("long prompt TTFT %v; worst decode gap %v (one budget-sized step is at most %v)", long.ttft(), worst, bound)
+	if worst < 100*time.Millisecond {
+		t.Fatalf("worst gap %v: the long prompt never shared a step with the decodes", worst)
+	}
+	if worst > bound+30*time.Millisecond {
+		t.Fatalf("worst decode gap %v, more than one budget-sized step (%v)", worst, bound)
+	}
+}
