@@ -177,6 +177,16 @@ var (
 	errTimedOut = errors.New("request timeout passed")
 )
 
+// requestBody is a pooled request body that knows when the transport is
+// done with it.
+type requestBody struct {
+	bytes.Reader
+	b      []byte
+	closed atomic.Bool
+}
+
+func (r *requestBody) Close() error { r.closed.Store(true); return nil }
+
 // activityReader records, on every read that returns bytes, when it did.
 type activityReader struct {
 	r     io.Reader
@@ -207,10 +217,14 @@ func (c *Client) Do(ctx context.Context, req Request, out *Outcome) {
 
 func (c *Client) do(parent context.Context, req Request, out *Outcome) {
 	bp := bodyPool.Get().(*[]byte)
-	body := c.enc.encode((*bp)[:0], req)
+	body := &requestBody{}
+	body.b = c.enc.encode((*bp)[:0], req)
+	body.Reset(body.b)
 	defer func() {
-		if cap(body) <= 1<<20 { // keep huge bodies out of the pool
-			*bp = body[:0]
+		// The transport may read a body after the response has begun; the
+		// buffer goes back to the pool only once the transport closed it.
+		if body.closed.Load() && cap(body.b) <= 1<<20 {
+			*bp = body.b[:0]
 			bodyPool.Put(bp)
 		}
 	}()
@@ -220,11 +234,15 @@ func (c *Client) do(parent context.Context, req Request, out *Outcome) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, body)
 	if err != nil {
 		out.Class, out.Err = ClassConnect, err
 		return
 	}
+	hreq.ContentLength = int64(len(body.b))
+	// A rewindable body lets the transport resend a request it never wrote
+	// (a kept-alive connection the server had just closed).
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(bytes.Clone(body.b))), nil }
 	hreq.Header["Content-Type"] = []string{"application/json"}
 	hreq.Header["Accept"] = []string{"text/event-stream"}
 	if c.auth != "" {
