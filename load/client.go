@@ -72,6 +72,16 @@ func (c ClientConfig) GoString() string { return "load.ClientConfig" + c.String(
 // others). It implements Doer: each Do sends one streaming request and
 // timestamps every event of the response on the monotonic clock. It is safe
 // for concurrent use by thousands of goroutines.
+//
+// A token event is one whose choices[0] carries non-empty "text"
+// (completions), or delta "content" or "reasoning_content" (chat); First and
+// Last are the first and last of them, and ITL gets one gap per pair. When
+// the server reports usage on every event (continuous usage stats), an event
+// whose completion_tokens grew by more than one is a multi-token event. When
+// usage comes only at the end, MultiTokenEvents is CompletionTokens minus
+// TokenEvents: the tokens beyond one per event, exact when no event carried
+// more than two, an upper bound otherwise. Without usage, CompletionTokens is
+// TokenEvents and UsageReported is false.
 type Client struct {
 	base     string // normalised, without "/v1"
 	endpoint string
