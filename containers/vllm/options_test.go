@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/wait"
 )
 
 func apply(t *testing.T, opts ...Option) settings {
@@ -155,8 +154,9 @@ func TestRequest(t *testing.T) {
 	assert.Equal(t, map[string]string{"VLLM_SERVER_DEV_MODE": "1"}, req.Env)
 	assert.True(t, req.Started)
 
-	hw, ok := req.WaitingFor.(*wait.HTTPStrategy)
+	ph, ok := req.WaitingFor.(onPublishedHost)
 	require.True(t, ok, "wait strategy is %T", req.WaitingFor)
+	hw := ph.inner
 	assert.Equal(t, "/health", hw.Path)
 	assert.Equal(t, "8000/tcp", hw.Port.String())
 	require.NotNil(t, hw.Timeout())

@@ -133,7 +133,7 @@ func buildImage(ctx context.Context, tag, dockerfile string, files []imageFile, 
 		if img, err := cli.ImageInspect(ctx, tag); err == nil && img.ID != previous {
 			// The old image is now untagged; it is kept only while a
 			// container still uses it, so the error is of no interest.
-			_, _ = cli.ImageRemove(ctx, previous, client.ImageRemoveOptions{})
+			_, _ = cli.ImageRemove(ctx, previous, client.ImageRemoveOptions{PruneChildren: true})
 		}
 	}
 	return nil

@@ -45,7 +45,7 @@ func (c *Container) Model() string { return c.model }
 // BaseURL returns the server's address as seen from the host, such as
 // "http://127.0.0.1:32768"; the OpenAI API lives under BaseURL + "/v1".
 func (c *Container) BaseURL(ctx context.Context) (string, error) {
-	host, err := c.Host(ctx)
+	host, err := publishedHost(ctx, c.Host, engineSharesNetwork)
 	if err != nil {
 		return "", fmt.Errorf("vllm: container host: %w", err)
 	}
@@ -124,10 +124,10 @@ func (s *settings) request(img string, lookupEnv func(string) (string, bool)) te
 			ExposedPorts: []string{ContainerPort},
 			Cmd:          s.command(),
 			Env:          s.environment(lookupEnv),
-			WaitingFor: wait.ForHTTP("/health").
+			WaitingFor: onPublishedHost{inner: wait.ForHTTP("/health").
 				WithPort(ContainerPort).
 				WithStartupTimeout(s.startupTimeout).
-				WithPollInterval(healthPollInterval),
+				WithPollInterval(healthPollInterval)},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				// vLLM's workers share tensors through /dev/shm; the
 				// project's Docker guide runs it with --ipc=host.

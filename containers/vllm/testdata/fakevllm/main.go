@@ -2,7 +2,7 @@
 // the vllm module passes and fails the way vLLM fails on bad input, so that
 // start failures can be tested without the simulator or a GPU.
 //
-// It answers GET /health with 200 (or --health-status) and exits 2 with a message on stderr for an
+// It answers GET /health with 200 and exits 2 with a message on stderr for an
 // unknown flag or a malformed value. With --print-env-and-exit it writes the
 // environment variables named by the flag's value to its log, then exits 1,
 // which lets a test check that a secret in the container's logs is redacted.
@@ -30,7 +30,6 @@ func main() {
 	fs.String("served-model-name", "", "name clients use")
 	fs.Int("max-num-seqs", 256, "batch size limit")
 	fs.Int("block-size", 16, "KV block size")
-	healthStatus := fs.Int("health-status", http.StatusOK, "status GET /health answers")
 	printEnv := fs.String("print-env-and-exit", "", "comma-separated variables to print before exiting 1")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "fakevllm: error: %v\n", err)
@@ -49,9 +48,7 @@ func main() {
 	}
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(*healthStatus)
-	})
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
 	srv := &http.Server{Addr: net.JoinHostPort(*host, *port), Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,122 @@
+package vllm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+const (
+	fakeImageTag = "llmslo/vllm-fake:test"
+	// testLabel marks the containers of one test, to prove none is left.
+	testLabel = "io.llmslo.test"
+)
+
+var (
+	simImageOnce   sync.Once
+	simImageErr    error
+	fakeImageOnce  sync.Once
+	fakeImageErr   error
+	fakeImageBuilt bool
+)
+
+// simImage builds the simulator's image from this checkout, once per run.
+func simImage(t *testing.T) string {
+	t.Helper()
+	requireDocker(t)
+	simImageOnce.Do(func() {
+		root, err := filepath.Abs(filepath.Join("..", ".."))
+		if err != nil {
+			simImageErr = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		_, simImageErr = BuildSimImage(ctx, root, SimImage, nil)
+	})
+	require.NoError(t, simImageErr)
+	return SimImage
+}
+
+// fakeImage builds the testdata/fakevllm fixture's image, once per run.
+func fakeImage(t *testing.T) string {
+	t.Helper()
+	requireDocker(t)
+	fakeImageOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		bin := filepath.Join(t.TempDir(), "fakevllm")
+		if fakeImageErr = goBuildStatic(ctx, ".", "./testdata/fakevllm", bin); fakeImageErr != nil {
+			return
+		}
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			fakeImageErr = err
+			return
+		}
+		dockerfile := "FROM scratch\nCOPY fakevllm /fakevllm\nEXPOSE 8000\nENTRYPOINT [\"/fakevllm\"]\n"
+		fakeImageErr = buildImage(ctx, fakeImageTag, "Dockerfile", []imageFile{
+			{Name: "Dockerfile", Data: []byte(dockerfile), Mode: 0o644},
+			{Name: "fakevllm", Data: data, Mode: 0o755},
+		}, nil)
+		fakeImageBuilt = fakeImageErr == nil
+	})
+	require.NoError(t, fakeImageErr)
+	return fakeImageTag
+}
+
+// labelled tags a test's containers with a value unique to the test.
+func labelled(t *testing.T) (testcontainers.ContainerCustomizer, string) {
+	id := fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano())
+	return testcontainers.WithLabels(map[string]string{testLabel: id}), id
+}
+
+// assertNoContainer asks the engine for any container, running or not,
+// carrying the test's label.
+func assertNoContainer(t *testing.T, id string) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	require.NoError(t, err)
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", testLabel+"="+id),
+	})
+	require.NoError(t, err)
+	assert.Empty(t, list.Items, "containers left behind")
+}
+
+// recordingLog collects testcontainers' log lines.
+type recordingLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *recordingLog) Printf(format string, v ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, v...))
+}
+
+func (l *recordingLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func terminate(t *testing.T, ctr *Container) {
+	t.Helper()
+	assert.NoError(t, testcontainers.TerminateContainer(ctr))
+}
