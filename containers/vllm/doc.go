@@ -27,7 +27,8 @@
 //	--model M [--served-model-name N...] --host 0.0.0.0 --port 8000 [extra args...]
 //
 // Port 8000 is the port vLLM and the simulator listen on inside the container;
-// the host port is chosen by Docker and read back by BaseURL.
+// the host port is chosen by Docker and read back by BaseURL. vLLM accepts
+// several served model names; the simulator takes one.
 //
 // # Docker engines
 //
@@ -37,6 +38,13 @@
 // bypassed, DOCKER_API_VERSION=1.41 pins the version. Where no registry can be
 // reached, set TESTCONTAINERS_RYUK_DISABLED=true: the reaper image cannot be
 // pulled, and this package removes what it started itself.
+//
+// Published ports are reached where testcontainers-go says (its
+// TESTCONTAINERS_HOST_OVERRIDE setting included), with one correction: a
+// process that looks containerised (it has /.dockerenv) is sent to the
+// default gateway, which is wrong when the engine runs in the process's own
+// network namespace; Run and BaseURL detect that case (the engine's bridge
+// gateway is a local address) and use 127.0.0.1.
 //
 // When not to use it: against a vLLM server that is already running (point
 // the load generator at its URL instead), or where Docker is unavailable (use
