@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +32,7 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 		cfg.Target.Target = env
 	}
 	if testing.Short() {
-		cfg.Duration /= ShortDivisor
-		cfg.Warmup /= ShortDivisor
+		shorten(&cfg)
 	}
 	if err := fitDeadline(t, &cfg); err != nil {
 		t.Fatal(err)
@@ -95,6 +95,37 @@ func sloName(r load.SLOResult) string {
 		return fmt.Sprintf("error_rate %.2f%% > %.2f%%", 100*r.Observed, 100*r.MaxRate)
 	}
 	return fmt.Sprintf("%s.p%g %.1f ms > %g ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs)
+}
+
+// shorten divides steps and warm-ups by ShortDivisor, but keeps each step
+// long enough for its gated percentiles at the lowest rate: a -short run
+// that could only end in too_few_samples would save nothing.
+func shorten(cfg *Config) {
+	d := cfg.Duration / ShortDivisor
+	if need := minStepDuration(cfg); need > d {
+		d = min(need, cfg.Duration)
+	}
+	cfg.Duration = d
+	cfg.Warmup /= ShortDivisor
+}
+
+// minStepDuration is how long a step at the config's lowest rate must run
+// for every gated request percentile to rest on MinTailSamples observations,
+// with 10% to spare for Poisson arrivals. ITL has many samples per request
+// and is left out.
+func minStepDuration(cfg *Config) time.Duration {
+	slos, err := load.ParseSLOs(cfg.SLOs)
+	if err != nil || len(cfg.Rates) == 0 || cfg.Thresholds.MinTailSamples <= 0 {
+		return 0
+	}
+	need := 0.0
+	for _, s := range slos {
+		if s.Metric != load.MetricErrorRate && s.Metric != load.MetricITL {
+			need = max(need, cfg.Thresholds.MinTailSamples/(1-s.Percentile/100))
+		}
+	}
+	rate := slices.Min(cfg.Rates)
+	return time.Duration(1.1 * need / rate * float64(time.Second))
 }
 
 // fitDeadline shortens steps so the run ends before the test's deadline,

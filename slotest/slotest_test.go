@@ -149,3 +149,19 @@ func TestURLTargetReportsNoSecret(t *testing.T) {
 	assert.NotContains(t, string(b), "sk-secret-value")
 	assert.Equal(t, srv.URL, tg.URL, "a trailing /v1 is dropped")
 }
+
+func TestShortKeepsEnoughSamples(t *testing.T) {
+	cfg := NewConfig(WithRates(8, 16), WithDuration(60*time.Second), WithWarmup(8*time.Second), WithSLO("ttft.p95<=1s", "itl.p99<=1s"))
+	shorten(&cfg)
+	// A p95 needs 200 requests; at 8 req/s with 10% to spare, 27.5 s.
+	assert.InDelta(t, 27.5, cfg.Duration.Seconds(), 0.01)
+	assert.Equal(t, 2*time.Second, cfg.Warmup)
+
+	cfg = NewConfig(WithRates(50), WithDuration(60*time.Second), WithSLO("ttft.p95<=1s"))
+	shorten(&cfg)
+	assert.Equal(t, 15*time.Second, cfg.Duration, "a quarter is enough at 50 req/s")
+
+	cfg = NewConfig(WithRates(1), WithDuration(60*time.Second), WithSLO("ttft.p99<=1s"))
+	shorten(&cfg)
+	assert.Equal(t, 60*time.Second, cfg.Duration, "never longer than asked")
+}
