@@ -13,8 +13,8 @@
 //
 // Run waits until GET /health answers 200. A container that exits or never
 // becomes healthy is removed, and the error carries its last log lines.
-// Secrets handed to the container (HF_TOKEN and any variable whose name looks
-// like a credential) are redacted from every error and log line this package
+// Secrets handed to the container (HF_TOKEN, any variable whose name looks
+// like a credential, the value of --api-key) are redacted from every error and log line this package
 // produces.
 //
 // # Command line

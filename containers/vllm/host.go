@@ -37,6 +37,10 @@ var (
 // leaves testcontainers-go's choice in place.
 func engineSharesNetwork(ctx context.Context) bool {
 	sameNetworkOnce.Do(func() {
+		// The answer is kept for the process: a caller's cancellation
+		// must not decide it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
 		cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 		if err != nil {
 			return

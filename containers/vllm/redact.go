@@ -32,12 +32,26 @@ type redactor struct {
 	secrets []string // longest first, so that a secret containing another is replaced whole
 }
 
-// newRedactor collects the values of the credential-like variables of env.
-func newRedactor(env map[string]string) *redactor {
+// secretFlags take a credential as their value on vLLM's command line.
+var secretFlags = []string{"--api-key"}
+
+// newRedactor collects the values of the credential-like variables of env
+// and of the credential flags of cmd.
+func newRedactor(env map[string]string, cmd []string) *redactor {
 	r := &redactor{}
 	for k, v := range env {
 		if v != "" && isSecretName(k) {
 			r.secrets = append(r.secrets, v)
+		}
+	}
+	for i, a := range cmd {
+		for _, f := range secretFlags {
+			if v, ok := strings.CutPrefix(a, f+"="); ok && v != "" {
+				r.secrets = append(r.secrets, v)
+			}
+			if a == f && i+1 < len(cmd) && cmd[i+1] != "" {
+				r.secrets = append(r.secrets, cmd[i+1])
+			}
 		}
 	}
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })

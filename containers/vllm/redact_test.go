@@ -33,15 +33,20 @@ func TestRedactorString(t *testing.T) {
 		"OTHER_TOKEN":    "hf_abcdef", // contains the first: replaced whole
 		"EMPTY_TOKEN":    "",
 		"VLLM_LOG_LEVEL": "DEBUG", // not a secret
-	})
+	}, nil)
 	got := r.String("token hf_abcdef and hf_abc at DEBUG")
 	assert.Equal(t, "token [REDACTED] and [REDACTED] at DEBUG", got)
 	assert.False(t, r.leaks(got))
 	assert.True(t, r.leaks("x hf_abc y"))
 }
 
+func TestRedactorCommandLine(t *testing.T) {
+	r := newRedactor(nil, []string{"--model", "m", "--api-key", "sk-one", "--api-key=sk-two", "--api-key"})
+	assert.Equal(t, "[REDACTED] [REDACTED] m", r.String("sk-one sk-two m"))
+}
+
 func TestRedactorError(t *testing.T) {
-	r := newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"})
+	r := newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"}, nil)
 	base := errors.New("boom")
 
 	clean := fmt.Errorf("wrapped: %w", base)
@@ -67,7 +72,7 @@ func (h hiddenLeak) Error() string { return "opaque" }
 func (h hiddenLeak) Unwrap() error { return h.inner }
 
 func TestRedactorErrorCutsAChainThatHidesASecret(t *testing.T) {
-	r := newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"})
+	r := newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"}, nil)
 	got := r.Error(hiddenLeak{inner: errors.New("hf_fake_123")})
 	assert.Equal(t, "opaque", got.Error())
 	assert.Nil(t, errors.Unwrap(got))
@@ -81,7 +86,7 @@ func (l *recordingLogger) Printf(format string, v ...any) {
 
 func TestRedactingLogger(t *testing.T) {
 	rec := &recordingLogger{}
-	l := redactingLogger{next: rec, r: newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"})}
+	l := redactingLogger{next: rec, r: newRedactor(map[string]string{"HF_TOKEN": "hf_fake_123"}, nil)}
 	l.Printf("container logs (%s):\n%s", "exited", "HF_TOKEN=hf_fake_123 100%")
 	require.Len(t, rec.lines, 1)
 	assert.Equal(t, "container logs (exited):\nHF_TOKEN=[REDACTED] 100%", rec.lines[0])

@@ -22,7 +22,7 @@ type StartError struct {
 
 func (e *StartError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "vllm: container from image %q did not become healthy: %v", e.Image, e.err)
+	fmt.Fprintf(&b, "vllm: container from image %q failed to start or to become healthy: %v", e.Image, e.err)
 	if e.CleanupErr != nil {
 		fmt.Fprintf(&b, "\nremoving the container failed, it may still exist: %v", e.CleanupErr)
 	}

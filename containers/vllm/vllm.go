@@ -87,10 +87,10 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	req := s.request(img, os.LookupEnv)
 	for _, opt := range generic {
 		if err := opt.Customize(&req); err != nil {
-			return nil, newRedactor(req.Env).Error(fmt.Errorf("vllm: customize: %w", err))
+			return nil, newRedactor(req.Env, req.Cmd).Error(fmt.Errorf("vllm: customize: %w", err))
 		}
 	}
-	r := newRedactor(req.Env)
+	r := newRedactor(req.Env, req.Cmd)
 	next := req.Logger
 	if next == nil {
 		next = tclog.Default()
