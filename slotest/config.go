@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/testcontainers/testcontainers-go"
+
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -93,6 +95,12 @@ func WithModel(model string) Option { return func(c *Config) { c.Target.Model = 
 
 // WithSim configures the simulator target.
 func WithSim(cfg vllmsim.Config) Option { return func(c *Config) { c.Target.Sim = cfg } }
+
+// WithVLLMOptions adds options for the vllm target's container (see
+// package containers/vllm), after the defaults.
+func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
+	return func(c *Config) { c.Target.VLLMOptions = append(c.Target.VLLMOptions, opts...) }
+}
 
 // WithFixture chooses the workload: a shipped fixture name, fixed:IN:OUT,
 // random:IN:OUT[:RANGE], or a path.

@@ -14,11 +14,11 @@ import (
 // step at a time. Measure runs all steps; the go test face runs each step
 // as a subtest.
 type Session struct {
-	cfg     Config
-	target  *Target
-	client  *load.Client
-	plan    load.Plan
-	report  *load.Report
+	cfg      Config
+	target   *Target
+	client   *load.Client
+	plan     load.Plan
+	report   *load.Report
 	next     int
 	fixture  *fixtures.Fixture
 	workload *fixtures.Workload

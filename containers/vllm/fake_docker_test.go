@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/llmslo/llmslo/internal/dockergate"
 )
 
 // fakeToken is a made-up Hugging Face token.
@@ -77,7 +79,7 @@ func TestRunFakeServer(t *testing.T) {
 }
 
 func TestRunGPUWithoutNVIDIARuntime(t *testing.T) {
-	requireDocker(t)
+	dockergate.Require(t)
 	ctx := context.Background()
 	names, err := dockerRuntimes(ctx)
 	require.NoError(t, err)

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/llmslo/llmslo/internal/dockergate"
 )
 
 const (
@@ -33,7 +35,7 @@ var (
 // simImage builds the simulator's image from this checkout, once per run.
 func simImage(t *testing.T) string {
 	t.Helper()
-	requireDocker(t)
+	dockergate.Require(t)
 	simImageOnce.Do(func() {
 		root, err := filepath.Abs(filepath.Join("..", ".."))
 		if err != nil {
@@ -51,7 +53,7 @@ func simImage(t *testing.T) string {
 // fakeImage builds the testdata/fakevllm fixture's image, once per run.
 func fakeImage(t *testing.T) string {
 	t.Helper()
-	requireDocker(t)
+	dockergate.Require(t)
 	fakeImageOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -1,0 +1,83 @@
+// Package dockergate decides what a test that needs a Docker engine does
+// when none answers: skip loudly, or fail when LLMSLO_REQUIRE_DOCKER=1, so
+// that CI on a machine with an engine never goes green without the
+// container tests.
+package dockergate
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// RequireEnv turns "no Docker engine" from a skip into a failure, so
+// that CI cannot go green without the container tests.
+const RequireEnv = "LLMSLO_REQUIRE_DOCKER"
+
+// Verdict is what a container test does.
+type Verdict int
+
+// Verdicts.
+const (
+	Run  Verdict = iota // the engine answers
+	Skip                // no engine, and none is required
+	Fail                // no engine, and one is required
+)
+
+// Decide says what a container test does given whether the engine
+// answered and whether Docker is required.
+func Decide(pingErr error, required bool) (Verdict, string) {
+	if pingErr == nil {
+		return Run, ""
+	}
+	reason := "no Docker engine answers: " + pingErr.Error()
+	if required {
+		return Fail, reason + " (" + RequireEnv + "=1: the container tests must run)"
+	}
+	return Skip, "DOCKER UNAVAILABLE, container test NOT RUN: " + reason +
+		" (set " + RequireEnv + "=1 to make this a failure)"
+}
+
+var (
+	dockerPingOnce sync.Once
+	dockerPingErr  error
+)
+
+// Ping asks the engine the docker command would use (DOCKER_HOST, or
+// the default socket) for its version. testcontainers-go itself falls back
+// to the default socket when DOCKER_HOST does not answer; the gate does not,
+// so that DOCKER_HOST pointing at a dead engine reads as "no engine".
+func Ping() error {
+	dockerPingOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		cli, err := client.New(client.FromEnv)
+		if err != nil {
+			dockerPingErr = err
+			return
+		}
+		defer cli.Close()
+		_, dockerPingErr = cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true})
+	})
+	return dockerPingErr
+}
+
+// Require skips (or, with LLMSLO_REQUIRE_DOCKER=1, fails) tb when no
+// Docker engine answers. No registry is needed: images are built FROM scratch,
+// and the reaper, whose image would be pulled, is turned off.
+func Require(tb testing.TB) {
+	tb.Helper()
+	switch verdict, reason := Decide(Ping(), os.Getenv(RequireEnv) == "1"); verdict {
+	case Skip:
+		tb.Skip(reason)
+	case Fail:
+		tb.Fatal(reason)
+	}
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		tb.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+}

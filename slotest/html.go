@@ -1,0 +1,527 @@
+package slotest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+// WriteHTML renders the report as one self-contained HTML page (no external
+// assets, no JavaScript needed): the verdict, the target, the fixture, the
+// SLOs, a table of steps, each step's SLO results, hazards, errors, server
+// and client statistics, the latency-against-rate curve and each step's
+// per-second timeline as inline SVG. Every string from the report is
+// escaped. A chart that cannot be drawn is replaced by a note saying why, so
+// the figures are never lost to a drawing fault.
+func WriteHTML(w io.Writer, r *load.Report) error {
+	if r == nil {
+		return fmt.Errorf("slotest: html report: no report")
+	}
+	page := htmlPage{
+		Report:  r,
+		Verdict: verdictText(r.Verdict),
+		Class:   verdictClass(r.Verdict),
+		Fixture: fixtureOf(r.Fixture),
+		Knee:    chartOrNote(kneeChart(r)),
+	}
+	if !r.StartedAt.IsZero() {
+		page.Started = r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	for _, s := range r.SLO {
+		page.SLOs = append(page.SLOs, sloText(s))
+	}
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		page.Steps = append(page.Steps, stepView{
+			StepReport: s,
+			Verdict:    verdictText(s.Verdict),
+			Class:      verdictClass(s.Verdict),
+			SLORows:    sloRows(s.SLO),
+			Errors:     sortedErrors(s.Errors),
+			Timeline:   chartOrNote(timelineChart(s)),
+		})
+	}
+	var b bytes.Buffer
+	if err := htmlReport.Execute(&b, page); err != nil {
+		return fmt.Errorf("slotest: html report: %w", err)
+	}
+	_, err := b.WriteTo(w)
+	return err
+}
+
+type htmlPage struct {
+	Report  *load.Report
+	Verdict string
+	Class   string
+	Started string
+	Fixture *fixtureView
+	SLOs    []string
+	Steps   []stepView
+	Knee    chart
+}
+
+type stepView struct {
+	*load.StepReport
+	Verdict  string
+	Class    string
+	SLORows  []sloRow
+	Errors   []errorCount
+	Timeline chart
+}
+
+// chart is an inline SVG or, when there is nothing to draw or drawing
+// failed, a note in its place.
+type chart struct {
+	SVG  template.HTML
+	Note string
+}
+
+func chartOrNote(svg template.HTML, note string) chart { return chart{SVG: svg, Note: note} }
+
+type sloRow struct {
+	Name, Observed, Interval, Limit, Result, Class string
+	Samples                                        int64
+}
+
+type errorCount struct {
+	Class string
+	Count int
+}
+
+// fixtureView holds the fixture keys the page shows; a key the fixture
+// lacks stays nil and is left out.
+type fixtureView struct {
+	Name                  *string    `json:"name"`
+	Requests              *float64   `json:"requests"`
+	InputTokens           *tokenDist `json:"input_tokens"`
+	OutputTokens          *tokenDist `json:"output_tokens"`
+	ExpectedPrefixHitRate *float64   `json:"expected_prefix_hit_rate"`
+	// Raw is the fixture as JSON when it has none of the keys above.
+	Raw string `json:"-"`
+}
+
+type tokenDist struct {
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+}
+
+// fixtureOf reads the fixture summary through JSON, since the report holds
+// it as any (a fixture's Info, or whatever a caller put there).
+func fixtureOf(fx any) *fixtureView {
+	if fx == nil {
+		return nil
+	}
+	raw, err := json.Marshal(fx)
+	if err != nil {
+		return &fixtureView{Raw: fmt.Sprintf("(not representable as JSON: %v)", err)}
+	}
+	var v fixtureView
+	if err := json.Unmarshal(raw, &v); err != nil || (v == fixtureView{}) {
+		return &fixtureView{Raw: string(raw)}
+	}
+	return &v
+}
+
+func sloText(s load.SLOSpec) string {
+	if s.Metric == string(load.MetricErrorRate) {
+		return fmt.Sprintf("%s ≤ %s", s.Metric, pctText(s.MaxRate))
+	}
+	return fmt.Sprintf("%s.p%g ≤ %s", s.Metric, s.Percentile, msText(s.LimitMs))
+}
+
+func sloRows(results []load.SLOResult) []sloRow {
+	rows := make([]sloRow, 0, len(results))
+	for _, r := range results {
+		row := sloRow{Samples: r.Samples, Result: "pass", Class: "pass"}
+		if !r.Pass {
+			row.Result, row.Class = "FAIL", "fail"
+		}
+		if r.Metric == string(load.MetricErrorRate) {
+			row.Name, row.Observed, row.Interval, row.Limit = r.Metric, pctText(r.Observed), "–", pctText(r.MaxRate)
+			rows = append(rows, row)
+			continue
+		}
+		row.Name = fmt.Sprintf("%s.p%g", r.Metric, r.Percentile)
+		row.Observed, row.Limit, row.Interval = msText(r.ObservedMs), msText(r.LimitMs), "n/a"
+		if r.CI95Ms != nil {
+			row.Interval = fmt.Sprintf("[%s, %s]", msText(r.CI95Ms[0]), msText(r.CI95Ms[1]))
+		}
+		if r.Samples == 0 {
+			row.Observed = "no samples"
+		}
+		if !r.Conclusive {
+			row.Result += fmt.Sprintf(" (inconclusive: %d samples, a conclusive verdict needs %d or more)", r.Samples, r.NeededSamples)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func sortedErrors(m map[string]int) []errorCount {
+	out := make([]errorCount, 0, len(m))
+	for k, v := range m {
+		out = append(out, errorCount{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
+	return out
+}
+
+func verdictText(v load.Verdict) string {
+	if v == "" {
+		return "NO VERDICT"
+	}
+	return strings.ToUpper(string(v))
+}
+
+func verdictClass(v load.Verdict) string {
+	switch v {
+	case load.VerdictPass:
+		return "pass"
+	case load.VerdictFail:
+		return "fail"
+	case load.VerdictInvalid:
+		return "invalid"
+	}
+	return "none"
+}
+
+func msText(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
+
+var htmlFuncs = template.FuncMap{
+	// ms shows a latency percentile, or a dash when it had no samples.
+	"ms": func(v float64, n int64) string {
+		if n == 0 {
+			return "–"
+		}
+		return msText(v)
+	},
+	"pct":  pctText,
+	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"num":  func(f float64) string { return fmt.Sprintf("%.4g", f) },
+	"optpct": func(p *float64) string {
+		if p == nil {
+			return "– (no prompt tokens looked up)"
+		}
+		return pctText(*p)
+	},
+	"tokens": func(d *tokenDist) string {
+		if d == nil {
+			return ""
+		}
+		part := func(name string, p *float64) string {
+			if p == nil {
+				return ""
+			}
+			return fmt.Sprintf("%s %.0f", name, *p)
+		}
+		var parts []string
+		for _, s := range []string{part("mean", d.Mean), part("p50", d.P50), part("p95", d.P95)} {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", ")
+	},
+}
+
+var htmlReport = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>llmslo: {{.Verdict}}{{if .Report.Partial}} (partial){{end}} — {{.Report.Target.Model}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232a;max-width:72rem;margin:1.5rem auto;padding:0 1rem}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.6rem 0 .4rem;border-bottom:1px solid #ccd3da;padding-bottom:.2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
+table{border-collapse:collapse;margin:.4rem 0;font-variant-numeric:tabular-nums}
+th,td{padding:.2rem .5rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
+th{background:#f3f5f7;font-weight:600}td:first-child,th:first-child{text-align:left}
+.wide{overflow-x:auto}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}dt{color:#56606b}dd{margin:0}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:.3rem;font-weight:700;color:#fff}
+.pass{color:#14692e}.fail{color:#b3261e}.invalid{color:#8a4b00}.none{color:#56606b}
+.badge.pass{background:#1e7d3a;color:#fff}.badge.fail{background:#b3261e;color:#fff}.badge.invalid{background:#a35a00;color:#fff}.badge.none{background:#56606b;color:#fff}
+.badge.partial{background:#4a4f8c}
+.partial-note{border-left:4px solid #4a4f8c;background:#eef0fb;padding:.4rem .7rem;margin:.6rem 0}
+.hazard{border-left:4px solid #a35a00;background:#fff4e5;padding:.4rem .7rem;margin:.4rem 0}
+.hazard .fix{display:block;margin-top:.2rem;font-weight:600}
+.note{color:#56606b;font-style:italic}
+.cols{display:flex;flex-wrap:wrap;gap:0 2.5rem}
+figure{margin:.6rem 0}figure svg{max-width:100%;height:auto}figcaption{color:#56606b;font-size:.9em}
+section.step{break-inside:avoid-page}
+@media print{body{max-width:none;margin:0;font-size:11px}.wide{overflow:visible}section.step{break-before:page}a{color:inherit}}
+</style>
+</head>
+<body>
+<header>
+<h1>llmslo report <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Report.Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h1>
+{{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
+<dl>
+<dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
+<dt>model</dt><dd>{{.Report.Target.Model}}</dd>
+{{with .Fixture}}{{with .Name}}<dt>fixture</dt><dd>{{.}}</dd>{{end}}{{with .Requests}}<dt>fixture requests</dt><dd>{{num .}}</dd>{{end}}{{with .InputTokens}}<dt>input tokens</dt><dd>{{tokens .}}</dd>{{end}}{{with .OutputTokens}}<dt>output tokens</dt><dd>{{tokens .}}</dd>{{end}}{{with .ExpectedPrefixHitRate}}<dt>expected prefix hit rate</dt><dd>{{pct .}}</dd>{{end}}{{with .Raw}}<dt>fixture</dt><dd><code>{{.}}</code></dd>{{end}}{{end}}
+<dt>seed</dt><dd>{{.Report.Seed}}</dd>
+{{with .Started}}<dt>started</dt><dd>{{.}}</dd>{{end}}
+<dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
+{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{end}}
+</dl>
+</header>
+
+<h2>Steps</h2>
+{{if .Steps}}<div class="wide"><table>
+<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
+<tbody>{{range .Steps}}
+<tr><td><a href="#step-{{.Name}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
+</tbody></table></div>
+<h2>Latency against rate</h2>
+<figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
+<figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
+{{else}}<p class="note">No steps were measured.</p>{{end}}
+
+{{range .Steps}}<section class="step" id="step-{{.Name}}">
+<h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
+<p>{{rate .RateAchieved}} req/s achieved (target {{rate .RateTarget}}, {{.Arrival}} arrivals) over {{.DurationS}} s after {{.WarmupS}} s of warm-up: {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
+{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
+{{end}}
+{{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
+<thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th>result</th></tr></thead>
+<tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="{{.Class}}">{{.Result}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+<div class="cols">
+<div><h3>Errors</h3>{{if .Errors}}<table><thead><tr><th>class</th><th>count</th></tr></thead><tbody>{{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td></tr>{{end}}</tbody></table>{{else}}<p class="note">none</p>{{end}}</div>
+<div><h3>Server</h3>{{with .Server}}{{if .MetricsAvailable}}<dl>
+<dt>prefix-cache hit rate</dt><dd>{{optpct .PrefixCacheHitRate}}</dd>
+<dt>prefix cache reset</dt><dd>{{if .PrefixCacheReset}}yes{{else}}no{{end}}</dd>
+<dt>max waiting</dt><dd>{{num .MaxWaiting}}</dd>
+<dt>waiting slope</dt><dd>{{num .WaitingSlopePerS}} /s (rise {{num .WaitingRise}}, {{num .WaitingAtEnd}} at end)</dd>
+<dt>KV-cache usage max</dt><dd>{{pct .KVCacheUsageMax}}</dd>
+<dt>preemptions</dt><dd>{{num .Preemptions}}</dd>
+<dt>scrapes</dt><dd>{{.Samples}}</dd>
+</dl>{{else}}<p class="note">No server metrics{{with .Error}}: {{.}}{{end}}.</p>{{end}}{{end}}</div>
+<div><h3>Client</h3><dl>
+<dt>CPU utilization</dt><dd>{{pct .Client.CPUUtilization}}</dd>
+<dt>scheduler latency p99</dt><dd>{{num .Client.SchedLatencyP99Ms}} ms</dd>
+<dt>GOMAXPROCS</dt><dd>{{.Client.GOMAXPROCS}}</dd>
+<dt>send lag p99</dt><dd>{{ms .SendLag.P99 .SendLag.Count}}</dd>
+<dt>output tokens/s</dt><dd>{{num .Tokens.OutputPerS}}</dd>
+<dt>length mismatches</dt><dd>{{.LengthMismatches}}</dd>
+</dl></div>
+</div>
+<figure>{{with .Timeline.SVG}}{{.}}{{else}}<p class="note">{{.Timeline.Note}}</p>{{end}}
+<figcaption>Per second of the measured window, mean and max TTFT of the requests that completed in it; requests sent (by intended send time) and completed. TTFT that climbs second after second is a growing queue.</figcaption></figure>
+</section>
+{{end}}
+</body>
+</html>
+`
+
+// Chart sizes: wide enough to read on a laptop, small enough to print two
+// to a page.
+const (
+	chartWidth      = 17 * vg.Centimeter
+	kneeHeight      = 9 * vg.Centimeter
+	timelineHeight  = 11 * vg.Centimeter
+	limitDashLength = 4 * vg.Millimeter
+)
+
+// kneeChart draws TTFT p50/p95/p99 and ITL p99 against achieved rate, one
+// point per step with samples, and each latency SLO limit as a dashed line.
+func kneeChart(r *load.Report) (template.HTML, string) {
+	type curve struct {
+		name string
+		pick func(*load.StepReport) (float64, int64)
+	}
+	curves := []curve{
+		{"TTFT p50", func(s *load.StepReport) (float64, int64) { return s.TTFT.P50, s.TTFT.Count }},
+		{"TTFT p95", func(s *load.StepReport) (float64, int64) { return s.TTFT.P95, s.TTFT.Count }},
+		{"TTFT p99", func(s *load.StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
+		{"ITL p99", func(s *load.StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
+	}
+	p := plot.New()
+	p.X.Label.Text = "achieved rate (req/s)"
+	p.Y.Label.Text = "latency (ms)"
+	p.X.Min, p.Y.Min = 0, 0
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	maxX, drawn := 0.0, 0
+	for i, c := range curves {
+		var pts plotter.XYs
+		for j := range r.Steps {
+			s := &r.Steps[j]
+			v, n := c.pick(s)
+			if n > 0 && finite(v) && finite(s.RateAchieved) {
+				pts = append(pts, plotter.XY{X: s.RateAchieved, Y: v})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return "", "chart unavailable: " + err.Error()
+		}
+		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
+		points.Shape = plotutil.Shape(i)
+		p.Add(line, points)
+		p.Legend.Add(c.name, line, points)
+		maxX, drawn = math.Max(maxX, pts[len(pts)-1].X), drawn+1
+	}
+	if drawn == 0 {
+		return "", "No step has latency samples to chart."
+	}
+	maxX = math.Max(maxX*1.05, 0.1)
+	for i, s := range r.SLO {
+		if s.Metric == string(load.MetricErrorRate) || !finite(s.LimitMs) {
+			continue
+		}
+		limit, err := plotter.NewLine(plotter.XYs{{X: 0, Y: s.LimitMs}, {X: maxX, Y: s.LimitMs}})
+		if err != nil {
+			return "", "chart unavailable: " + err.Error()
+		}
+		limit.Color = plotutil.Color(len(curves) + i)
+		limit.Dashes = []vg.Length{limitDashLength, limitDashLength / 2}
+		p.Add(limit)
+		p.Legend.Add("limit "+sloText(s), limit)
+	}
+	p.X.Max = maxX
+	return drawSVG(kneeHeight, p)
+}
+
+// timelineChart draws a step's seconds: TTFT mean and max of the requests
+// that completed in each second above, sends and completions below.
+func timelineChart(s *load.StepReport) (template.HTML, string) {
+	if len(s.Timeline) == 0 {
+		return "", "No per-second timeline was recorded for this step."
+	}
+	ttft := plot.New()
+	ttft.Title.Text = "step " + s.Name
+	ttft.Y.Label.Text = "TTFT (ms)"
+	ttft.Y.Min = 0
+	ttft.Legend.Top, ttft.Legend.Left = true, true
+	ttft.Add(plotter.NewGrid())
+	var mean, peak plotter.XYs
+	for _, sec := range s.Timeline {
+		if sec.Completed == 0 || !finite(sec.TTFTMeanMs) || !finite(sec.TTFTMaxMs) {
+			continue // no request completed that second: no TTFT to show
+		}
+		x := float64(sec.T) + 0.5
+		mean = append(mean, plotter.XY{X: x, Y: sec.TTFTMeanMs})
+		peak = append(peak, plotter.XY{X: x, Y: sec.TTFTMaxMs})
+	}
+	for i, series := range []struct {
+		name string
+		pts  plotter.XYs
+	}{{"mean TTFT", mean}, {"max TTFT", peak}} {
+		if len(series.pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(series.pts)
+		if err != nil {
+			return "", "chart unavailable: " + err.Error()
+		}
+		line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+		ttft.Add(line, points)
+		ttft.Legend.Add(series.name, line, points)
+	}
+	counts := plot.New()
+	counts.X.Label.Text = "second of the measured window"
+	counts.Y.Label.Text = "requests per second"
+	counts.Y.Min = 0
+	counts.Legend.Top, counts.Legend.Left = true, true
+	counts.Add(plotter.NewGrid())
+	sent, done, failed := make(plotter.XYs, 0, len(s.Timeline)+1), make(plotter.XYs, 0, len(s.Timeline)+1), plotter.XYs(nil)
+	anyFailed := false
+	for _, sec := range s.Timeline {
+		x := float64(sec.T)
+		sent = append(sent, plotter.XY{X: x, Y: float64(sec.Sent)})
+		done = append(done, plotter.XY{X: x, Y: float64(sec.Completed)})
+		failed = append(failed, plotter.XY{X: x, Y: float64(sec.Failed)})
+		anyFailed = anyFailed || sec.Failed > 0
+	}
+	// Repeat the last second so the step line covers it to its end.
+	end := float64(s.Timeline[len(s.Timeline)-1].T + 1)
+	for _, xs := range []*plotter.XYs{&sent, &done, &failed} {
+		*xs = append(*xs, plotter.XY{X: end, Y: (*xs)[len(*xs)-1].Y})
+	}
+	series := []struct {
+		name string
+		pts  plotter.XYs
+	}{{"sent (by intended time)", sent}, {"completed", done}}
+	if anyFailed {
+		series = append(series, struct {
+			name string
+			pts  plotter.XYs
+		}{"failed", failed})
+	}
+	for i, sr := range series {
+		line, err := plotter.NewLine(sr.pts)
+		if err != nil {
+			return "", "chart unavailable: " + err.Error()
+		}
+		line.StepStyle = plotter.PostStep
+		line.Color = plotutil.Color(i + 2)
+		line.Width = vg.Points(1.5)
+		counts.Add(line)
+		counts.Legend.Add(sr.name, line)
+	}
+	// Both panels share the x range so a second lines up across them.
+	ttft.X.Min, ttft.X.Max, counts.X.Min, counts.X.Max = 0, end, 0, end
+	return drawSVG(timelineHeight, ttft, counts)
+}
+
+// drawSVG draws plots stacked in one column and returns the SVG element
+// without its XML prolog, ready to inline in HTML.
+func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
+	c := vgsvg.New(chartWidth, height)
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	canvases := plot.Align(rows, tiles, draw.New(c))
+	for i, p := range plots {
+		p.Draw(canvases[i][0])
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", "chart unavailable: " + err.Error()
+	}
+	svg := b.String()
+	at := strings.Index(svg, "<svg")
+	if at < 0 {
+		return "", "chart unavailable: the SVG writer produced no <svg> element"
+	}
+	// The SVG's text was escaped by its writer, so it is safe to inline.
+	return template.HTML(svg[at:]), ""
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -1,0 +1,228 @@
+package slotest
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+)
+
+// htmlTestReport is a two-step report with a hazard, a failed SLO, errors,
+// a server without metrics and a growing queue's timeline.
+func htmlTestReport() *load.Report {
+	hit := 0.42
+	timeline := func(n int, ttft func(int) float64) []load.Second {
+		out := make([]load.Second, n)
+		for i := range out {
+			out[i] = load.Second{T: i, Sent: 4, Completed: 4, TTFTMeanMs: ttft(i), TTFTMaxMs: 1.5 * ttft(i), OutTokens: 400}
+		}
+		return out
+	}
+	return &load.Report{
+		Version:   load.ReportVersion,
+		StartedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
+		Target:    load.TargetInfo{Kind: "url", URL: "http://127.0.0.1:8000", Model: "Qwen/Qwen2.5-0.5B-Instruct"},
+		Fixture: map[string]any{
+			"name": "azure-conv-2023", "requests": 19366,
+			"input_tokens":             map[string]any{"mean": 1154.7, "p50": 1020, "p95": 4083},
+			"output_tokens":            map[string]any{"mean": 211.1, "p50": 129, "p95": 451},
+			"expected_prefix_hit_rate": 0.125,
+		},
+		Seed: 7,
+		SLO: []load.SLOSpec{
+			{Metric: "ttft", Percentile: 95, LimitMs: 500},
+			{Metric: "itl", Percentile: 99, LimitMs: 250},
+			{Metric: "error_rate", MaxRate: 0.01},
+		},
+		Verdict: load.VerdictInvalid,
+		Steps: []load.StepReport{{
+			Name: "rate=4", RateTarget: 4, RateAchieved: 3.87, Arrival: "poisson", DurationS: 60, WarmupS: 10,
+			Requests: load.RequestCounts{Scheduled: 240, Sent: 240, Completed: 239, Failed: 1, Good: 235},
+			Errors:   map[string]int{"http_5xx": 1},
+			TTFT:     load.Summary{Count: 239, P50: 76.7, P95: 324.4, P99: 482.5},
+			ITL:      load.Summary{Count: 50000, P50: 9.4, P99: 74.8},
+			TPOT:     load.Summary{Count: 239, P50: 11.7}, E2EL: load.Summary{Count: 239, P50: 2400},
+			Goodput: 235.0 / 240,
+			Server: load.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hit, MaxWaiting: 3,
+				WaitingSlopePerS: 0.01, KVCacheUsageMax: 0.31, Preemptions: 0, Samples: 60},
+			Client:   load.ClientStats{CPUUtilization: 0.12, SchedLatencyP99Ms: 0.25, GOMAXPROCS: 2},
+			Timeline: timeline(60, func(int) float64 { return 80 }),
+			SLO: []load.SLOResult{
+				{Metric: "ttft", Percentile: 95, LimitMs: 500, ObservedMs: 324.4, CI95Ms: &[2]float64{290.1, 371.9}, Samples: 239, Conclusive: true, Pass: true},
+				{Metric: "error_rate", MaxRate: 0.01, Observed: 1.0 / 240, Samples: 240, Conclusive: true, Pass: true},
+			},
+			Verdict: load.VerdictPass,
+		}, {
+			Name: "rate=8", RateTarget: 8, RateAchieved: 7.2, Arrival: "poisson", DurationS: 60, WarmupS: 10,
+			Requests: load.RequestCounts{Scheduled: 480, Sent: 432, Completed: 400, Unfinished: 32, Dropped: 48},
+			TTFT:     load.Summary{Count: 400, P50: 900, P95: 4100, P99: 5200},
+			ITL:      load.Summary{Count: 80000, P50: 22, P99: 310},
+			Server:   load.ServerStats{Error: "scrape http://127.0.0.1:8000/metrics: connection refused"},
+			Timeline: timeline(60, func(s int) float64 { return 100 + 80*float64(s) }),
+			SLO: []load.SLOResult{
+				{Metric: "itl", Percentile: 99, LimitMs: 250, ObservedMs: 310, CI95Ms: &[2]float64{290, 330}, Samples: 80000, Conclusive: true, Pass: false},
+			},
+			Hazards: []load.Hazard{{Kind: "queue_growing", Message: "the waiting queue rose by 40 requests in the second half",
+				Fix: "lower the rate below 7 req/s or lengthen the warm-up"}},
+			Verdict: load.VerdictInvalid,
+		}},
+	}
+}
+
+func renderHTML(t *testing.T, r *load.Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, WriteHTML(&b, r))
+	return b.String()
+}
+
+func TestWriteHTMLShowsVerdictStepsHazardsAndLimits(t *testing.T) {
+	r := htmlTestReport()
+	page := renderHTML(t, r)
+
+	assert.Contains(t, page, `<span class="badge invalid">INVALID</span>`)
+	for _, s := range r.Steps {
+		assert.Contains(t, page, `id="step-`+s.Name+`"`)
+		for _, h := range s.Hazards {
+			assert.Contains(t, page, h.Message)
+			assert.Contains(t, page, "Fix: "+h.Fix)
+		}
+	}
+	assert.Contains(t, page, "ttft.p95 ≤ 500 ms")
+	assert.Contains(t, page, "itl.p99 ≤ 250 ms")
+	assert.Contains(t, page, "error_rate ≤ 1.00%")
+	// The failed SLO, its interval and the inconclusive-free pass.
+	assert.Regexp(t, `<td>itl.p99</td><td>310 ms</td><td>\[290 ms, 330 ms\]</td><td>250 ms</td><td>80000</td><td class="fail">FAIL</td>`, page)
+	assert.Regexp(t, `<td>ttft.p95</td><td>324 ms</td><td>\[290 ms, 372 ms\]</td><td>500 ms</td><td>239</td><td class="pass">pass</td>`, page)
+	// Fixture keys, server and client figures, errors by class.
+	for _, want := range []string{"azure-conv-2023", "19366", "mean 1155, p50 1020, p95 4083", "mean 211, p50 129, p95 451",
+		"12.50%", "42.00%", "31.00%", "http_5xx", "connection refused", "97.92%", "Qwen/Qwen2.5-0.5B-Instruct"} {
+		assert.Contains(t, page, want)
+	}
+	// A step without samples for a metric shows a dash, never a zero.
+	assert.Contains(t, page, "<td>–</td>")
+	// One knee chart and one timeline per step, each drawing the limit lines.
+	assert.Equal(t, 1+len(r.Steps), strings.Count(page, "<svg"))
+	assert.Contains(t, page, "limit ttft.p95 ≤ 500 ms")
+	assert.Contains(t, page, "limit itl.p99 ≤ 250 ms")
+	assert.NotContains(t, page, "<?xml")
+	assert.NotContains(t, page, "chart unavailable")
+}
+
+func TestWriteHTMLEscapesReportStrings(t *testing.T) {
+	r := htmlTestReport()
+	r.Target.Model = `<script>alert("model")</script>`
+	r.Steps[0].Name = `<img src=x onerror=alert(1)>`
+	r.Steps[1].Hazards[0].Fix = `</div><script>alert("fix")</script>`
+	r.Steps[0].Errors = map[string]int{"<b>class</b>": 2}
+	page := renderHTML(t, r)
+
+	assert.NotContains(t, page, "<script>")
+	assert.NotContains(t, page, "<img")
+	assert.NotContains(t, page, "<b>class</b>")
+	assert.Contains(t, page, "&lt;script&gt;alert(&#34;model&#34;)&lt;/script&gt;")
+	// The step name reaches the chart's title too; the SVG writer escapes it.
+	assert.Contains(t, page, "step &lt;img src=x onerror=alert(1)&gt;")
+}
+
+func TestWriteHTMLEmptyReport(t *testing.T) {
+	page := renderHTML(t, &load.Report{})
+	assert.Contains(t, page, "NO VERDICT")
+	assert.Contains(t, page, "No steps were measured.")
+	assert.NotContains(t, page, "<svg")
+	assert.True(t, strings.HasSuffix(page, "</html>\n"))
+
+	var b bytes.Buffer
+	assert.Error(t, WriteHTML(&b, nil))
+}
+
+func TestWriteHTMLStepsWithoutSamples(t *testing.T) {
+	r := htmlTestReport()
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		s.TTFT, s.ITL, s.TPOT, s.E2EL = load.Summary{}, load.Summary{}, load.Summary{}, load.Summary{}
+		s.Timeline = nil
+	}
+	// A step whose requests all failed: seconds with sends but no completions.
+	r.Steps[1].Timeline = []load.Second{{T: 0, Sent: 8, Failed: 8}, {T: 1, Sent: 8, Failed: 8}}
+	page := renderHTML(t, r)
+
+	assert.Contains(t, page, "No step has latency samples to chart.")
+	assert.Contains(t, page, "No per-second timeline was recorded for this step.")
+	assert.Equal(t, 1, strings.Count(page, "<svg"), "only the all-failed step's timeline is drawn")
+	assert.NotContains(t, page, "chart unavailable")
+}
+
+func TestWriteHTMLMarksPartialRuns(t *testing.T) {
+	r := htmlTestReport()
+	r.Partial, r.Reason = true, "interrupted by signal"
+	r.Steps[1].Partial = true
+	page := renderHTML(t, r)
+
+	assert.Contains(t, page, `<span class="badge partial">PARTIAL</span>`)
+	assert.Contains(t, page, "Partial run: interrupted by signal.")
+	assert.Contains(t, page, "INVALID (partial)</td>")
+	assert.Contains(t, page, "(partial)</title>")
+
+	whole := renderHTML(t, htmlTestReport())
+	assert.NotContains(t, whole, "PARTIAL")
+	assert.NotContains(t, whole, "Partial run")
+}
+
+func TestWriteHTMLFixtureWithoutKnownKeys(t *testing.T) {
+	r := htmlTestReport()
+	r.Fixture = "fixed:128:64"
+	assert.Contains(t, renderHTML(t, r), "<code>&#34;fixed:128:64&#34;</code>")
+	r.Fixture = map[string]any{"name": "short", "requests": 3}
+	page := renderHTML(t, r)
+	assert.Contains(t, page, "<dt>fixture</dt><dd>short</dd>")
+	assert.NotContains(t, page, "input tokens")
+	assert.NotContains(t, page, "expected prefix hit rate")
+}
+
+// TestWriteHTMLSampleReport renders a report a run wrote and checks that the
+// page is well-formed enough for an XML parser to walk every SVG.
+func TestWriteHTMLSampleReport(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "report_sample.json"))
+	require.NoError(t, err)
+	var r load.Report
+	require.NoError(t, json.Unmarshal(raw, &r))
+	require.NotEmpty(t, r.Steps)
+	page := renderHTML(t, &r)
+
+	text := html.UnescapeString(page)
+	assert.Contains(t, page, `<span class="badge `+verdictClass(r.Verdict)+`">`+verdictText(r.Verdict)+`</span>`)
+	for _, s := range r.Steps {
+		assert.Contains(t, text, `id="step-`+s.Name+`"`)
+		for _, h := range s.Hazards {
+			assert.Contains(t, text, h.Message)
+			assert.Contains(t, text, "Fix: "+h.Fix)
+		}
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page, -1)
+	assert.Len(t, svgs, 1+len(r.Steps))
+	for _, svg := range svgs {
+		d := xml.NewDecoder(strings.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if err != nil {
+				assert.Equal(t, "EOF", err.Error(), "SVG is not well-formed XML")
+				break
+			}
+		}
+	}
+	if out := os.Getenv("LLMSLO_HTML_OUT"); out != "" {
+		require.NoError(t, os.WriteFile(out, []byte(page), 0o644))
+	}
+}
