@@ -21,8 +21,9 @@ import (
 //
 // SLOTEST_TARGET, when set, overrides the target (sim, vllm or a URL), so
 // one test file gates the simulator on a laptop and a real server in CI.
-// Under -short steps and warm-ups are a quarter as long. Steps are shortened
-// to fit the test's deadline, or the test fails before it starts when they
+// Under -short steps and warm-ups are a quarter as long, but a step stays
+// long enough for its gated percentiles. Steps are shortened to fit the
+// test's deadline, or the test fails before it starts when they
 // cannot fit. The report goes to t.ArtifactDir() under -artifacts, or to
 // SLOTEST_REPORT_DIR; a cancelled run still writes it, marked partial.
 func Run(t *testing.T, opts ...Option) *load.Report {
