@@ -115,37 +115,39 @@ func TraceSchedule(offsets []time.Duration, speed float64, d time.Duration) []ti
 	return out
 }
 
-// TraceAtRate keeps the trace's pattern of gaps but rescales its pace so
-// that its mean rate is rate. The n arrivals of a trace that spans S from
-// first to last are read as one period of length S·n/(n−1) (the span plus
-// one mean gap), so the trace's own rate is n/period and the rescaled
-// period is n/rate. When the rescaled period is shorter than d the trace
-// repeats end to end, each repetition one period after the previous one,
-// until d. A trace of one arrival, or of arrivals all at the same instant,
-// becomes bursts of n every n/rate.
+// TraceAtRate replays the trace's pattern of gaps, rescaled so that the
+// step itself has its mean rate: the first n = round(rate·d) arrivals of the
+// trace are stretched or squeezed so that the arrival after them falls at d,
+// and exactly n arrivals land in [0, d). A short trace repeats end to end,
+// one mean gap (span/(len−1)) after its last arrival. Scaling the step's own
+// stretch rather than the whole log matters: a one-hour trace whose first
+// minute is quiet would otherwise give a first step far below its rate. A
+// trace of one arrival, or of arrivals all at one instant, gives a constant
+// schedule.
 func TraceAtRate(offsets []time.Duration, rate float64, d time.Duration) []time.Duration {
 	if len(offsets) == 0 || !validRate(rate) || d <= 0 {
 		return nil
 	}
 	rel := relativeOffsets(offsets)
-	n := float64(len(rel))
-	period := n / rate // seconds, after rescaling
-	span := rel[len(rel)-1].Seconds()
-	factor := 0.0
-	if span > 0 {
-		factor = period / (span * n / (n - 1))
+	n := max(int(math.Round(rate*d.Seconds())), 1)
+	span := rel[len(rel)-1]
+	if span <= 0 {
+		return ConstantSchedule(rate, d)
 	}
-	out := make([]time.Duration, 0, expectedCount(rate, d))
-	for rep := 0; ; rep++ {
-		base := float64(rep) * period
-		for _, o := range rel {
-			t := secondsToDuration(base + o.Seconds()*factor)
-			if t >= d {
-				return out
-			}
-			out = append(out, t)
+	period := span + span/time.Duration(len(rel)-1) // the span plus one mean gap
+	at := func(k int) float64 {
+		return (time.Duration(k/len(rel))*period + rel[k%len(rel)]).Seconds()
+	}
+	factor := d.Seconds() / at(n)
+	out := make([]time.Duration, 0, n)
+	for k := range n {
+		t := secondsToDuration(at(k) * factor)
+		if t >= d { // rounding at the edge
+			break
 		}
+		out = append(out, t)
 	}
+	return out
 }
 
 // RampSchedule raises the rate linearly from from to to over d and sends

@@ -104,29 +104,38 @@ func TestTraceSchedule(t *testing.T) {
 }
 
 func TestTraceAtRate(t *testing.T) {
-	// 4 arrivals spanning 3s: period 4s, own rate 1/s. At 2 req/s the period
-	// is 2s and the gaps halve; the trace repeats every 2s.
+	// 4 arrivals spanning 3 s (gaps 0.5, 1.5, 1; mean gap 1 s, period 4 s).
 	trace := []time.Duration{0, 500 * schedMs, 2 * time.Second, 3 * time.Second}
-	got := TraceAtRate(trace, 2, 5*time.Second)
-	want := []time.Duration{
-		0, 250 * schedMs, time.Second, 1500 * schedMs,
-		2 * time.Second, 2250 * schedMs, 3 * time.Second, 3500 * schedMs,
-		4 * time.Second, 4250 * schedMs,
+
+	// 2 req/s for 2 s: 4 arrivals, the 5th (one period on, at 4 s) lands
+	// at 2 s, so every gap halves.
+	got := TraceAtRate(trace, 2, 2*time.Second)
+	want := []time.Duration{0, 250 * schedMs, time.Second, 1500 * schedMs}
+	if !slices.Equal(got, want) {
+		t.Fatalf("TraceAtRate(2/s, 2s) = %v, want %v", got, want)
+	}
+	// 3 req/s for 2 s: 6 arrivals, repeating the trace; the 7th (at 6 s
+	// of trace time) lands at 2 s.
+	got = TraceAtRate(trace, 3, 2*time.Second)
+	f := 2.0 / 6
+	want = nil
+	for _, s := range []float64{0, 0.5, 2, 3, 4, 4.5} {
+		want = append(want, secondsToDuration(s*f))
 	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("TraceAtRate(2/s, 5s) = %v, want %v", got, want)
+		t.Fatalf("TraceAtRate(3/s, 2s) = %v, want %v", got, want)
 	}
-	// Mean rate over whole periods is the asked rate.
-	got = TraceAtRate(trace, 3, 8*time.Second)
-	if len(got) != 24 {
-		t.Fatalf("3 req/s for 8s over whole periods: %d arrivals, want 24", len(got))
+	// The step's own count is the asked rate, whatever the trace's pace.
+	for _, rate := range []float64{0.5, 7, 100} {
+		if got := TraceAtRate(trace, rate, 10*time.Second); len(got) != int(rate*10) {
+			t.Fatalf("%g req/s for 10 s: %d arrivals", rate, len(got))
+		}
 	}
-	// One arrival: a constant schedule.
+	// One arrival, or all at one instant: a constant schedule.
 	if got, want := TraceAtRate([]time.Duration{time.Hour}, 4, time.Second), ConstantSchedule(4, time.Second); !slices.Equal(got, want) {
 		t.Fatalf("one-arrival trace = %v, want %v", got, want)
 	}
-	// All at one instant: bursts of n every n/rate.
-	if got, want := TraceAtRate([]time.Duration{5, 5}, 2, 2*time.Second), []time.Duration{0, 0, time.Second, time.Second}; !slices.Equal(got, want) {
+	if got, want := TraceAtRate([]time.Duration{5, 5}, 2, 2*time.Second), ConstantSchedule(2, 2*time.Second); !slices.Equal(got, want) {
 		t.Fatalf("simultaneous trace = %v, want %v", got, want)
 	}
 }
