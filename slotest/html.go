@@ -8,12 +8,15 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -49,6 +52,7 @@ func WriteHTML(w io.Writer, r *load.Report) error {
 		s := &r.Steps[i]
 		page.Steps = append(page.Steps, stepView{
 			StepReport: s,
+			Anchor:     fmt.Sprintf("step-%d", i+1),
 			Verdict:    verdictText(s.Verdict),
 			Class:      verdictClass(s.Verdict),
 			SLORows:    sloRows(s.SLO),
@@ -77,6 +81,7 @@ type htmlPage struct {
 
 type stepView struct {
 	*load.StepReport
+	Anchor   string // the section's id: step names may hold any character
 	Verdict  string
 	Class    string
 	SLORows  []sloRow
@@ -211,6 +216,15 @@ func msText(v float64) string {
 	return fmt.Sprintf("%.1f ms", v)
 }
 
+// numText writes a whole number as one and anything else to four
+// significant digits.
+func numText(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.4g", f)
+}
+
 func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
 
 var htmlFuncs = template.FuncMap{
@@ -223,7 +237,7 @@ var htmlFuncs = template.FuncMap{
 	},
 	"pct":  pctText,
 	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"num":  func(f float64) string { return fmt.Sprintf("%.4g", f) },
+	"num":  numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
 			return "– (no prompt tokens looked up)"
@@ -259,12 +273,12 @@ const htmlTemplate = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>llmslo: {{.Verdict}}{{if .Report.Partial}} (partial){{end}} — {{.Report.Target.Model}}</title>
 <style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232a;max-width:72rem;margin:1.5rem auto;padding:0 1rem}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232a;max-width:84rem;margin:1.5rem auto;padding:0 1rem}
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.6rem 0 .4rem;border-bottom:1px solid #ccd3da;padding-bottom:.2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
 table{border-collapse:collapse;margin:.4rem 0;font-variant-numeric:tabular-nums}
-th,td{padding:.2rem .5rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
+th,td{padding:.2rem .4rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
 th{background:#f3f5f7;font-weight:600}td:first-child,th:first-child{text-align:left}
-.wide{overflow-x:auto}
+.wide{overflow-x:auto}td.result,th.result{text-align:left}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}dt{color:#56606b}dd{margin:0}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:.3rem;font-weight:700;color:#fff}
 .pass{color:#14692e}.fail{color:#b3261e}.invalid{color:#8a4b00}.none{color:#56606b}
@@ -275,7 +289,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4re
 .hazard .fix{display:block;margin-top:.2rem;font-weight:600}
 .note{color:#56606b;font-style:italic}
 .cols{display:flex;flex-wrap:wrap;gap:0 2.5rem}
-figure{margin:.6rem 0}figure svg{max-width:100%;height:auto}figcaption{color:#56606b;font-size:.9em}
+figure{margin:.6rem 0}figure svg{width:100%;max-width:60rem;height:auto}figcaption{color:#56606b;font-size:.9em}
 section.step{break-inside:avoid-page}
 @media print{body{max-width:none;margin:0;font-size:11px}.wide{overflow:visible}section.step{break-before:page}a{color:inherit}}
 </style>
@@ -299,21 +313,21 @@ section.step{break-inside:avoid-page}
 {{if .Steps}}<div class="wide"><table>
 <thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
 <tbody>{{range .Steps}}
-<tr><td><a href="#step-{{.Name}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
+<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
 </tbody></table></div>
 <h2>Latency against rate</h2>
 <figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
 <figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
 {{else}}<p class="note">No steps were measured.</p>{{end}}
 
-{{range .Steps}}<section class="step" id="step-{{.Name}}">
+{{range .Steps}}<section class="step" id="{{.Anchor}}">
 <h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
 <p>{{rate .RateAchieved}} req/s achieved (target {{rate .RateTarget}}, {{.Arrival}} arrivals) over {{.DurationS}} s after {{.WarmupS}} s of warm-up: {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
 {{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
 {{end}}
 {{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
-<thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th>result</th></tr></thead>
-<tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="{{.Class}}">{{.Result}}</td></tr>
+<thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th class="result">result</th></tr></thead>
+<tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="result {{.Class}}">{{.Result}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
 <div class="cols">
 <div><h3>Errors</h3>{{if .Errors}}<table><thead><tr><th>class</th><th>count</th></tr></thead><tbody>{{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td></tr>{{end}}</tbody></table>{{else}}<p class="note">none</p>{{end}}</div>
@@ -346,7 +360,8 @@ section.step{break-inside:avoid-page}
 // Chart sizes: wide enough to read on a laptop, small enough to print two
 // to a page.
 const (
-	chartWidth      = 17 * vg.Centimeter
+	chartWidth      = 22 * vg.Centimeter
+	legendWidth     = 6 * vg.Centimeter
 	kneeHeight      = 9 * vg.Centimeter
 	timelineHeight  = 11 * vg.Centimeter
 	limitDashLength = 4 * vg.Millimeter
@@ -365,11 +380,10 @@ func kneeChart(r *load.Report) (template.HTML, string) {
 		{"TTFT p99", func(s *load.StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
 		{"ITL p99", func(s *load.StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
 	}
-	p := plot.New()
+	p := newPlot()
 	p.X.Label.Text = "achieved rate (req/s)"
 	p.Y.Label.Text = "latency (ms)"
 	p.X.Min, p.Y.Min = 0, 0
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	maxX, drawn := 0.0, 0
 	for i, c := range curves {
@@ -422,11 +436,10 @@ func timelineChart(s *load.StepReport) (template.HTML, string) {
 	if len(s.Timeline) == 0 {
 		return "", "No per-second timeline was recorded for this step."
 	}
-	ttft := plot.New()
+	ttft := newPlot()
 	ttft.Title.Text = "step " + s.Name
 	ttft.Y.Label.Text = "TTFT (ms)"
 	ttft.Y.Min = 0
-	ttft.Legend.Top, ttft.Legend.Left = true, true
 	ttft.Add(plotter.NewGrid())
 	var mean, peak plotter.XYs
 	for _, sec := range s.Timeline {
@@ -452,11 +465,10 @@ func timelineChart(s *load.StepReport) (template.HTML, string) {
 		ttft.Add(line, points)
 		ttft.Legend.Add(series.name, line, points)
 	}
-	counts := plot.New()
+	counts := newPlot()
 	counts.X.Label.Text = "second of the measured window"
 	counts.Y.Label.Text = "requests per second"
 	counts.Y.Min = 0
-	counts.Legend.Top, counts.Legend.Left = true, true
 	counts.Add(plotter.NewGrid())
 	sent, done, failed := make(plotter.XYs, 0, len(s.Timeline)+1), make(plotter.XYs, 0, len(s.Timeline)+1), plotter.XYs(nil)
 	anyFailed := false
@@ -475,7 +487,7 @@ func timelineChart(s *load.StepReport) (template.HTML, string) {
 	series := []struct {
 		name string
 		pts  plotter.XYs
-	}{{"sent (by intended time)", sent}, {"completed", done}}
+	}{{"sent", sent}, {"completed", done}}
 	if anyFailed {
 		series = append(series, struct {
 			name string
@@ -498,30 +510,68 @@ func timelineChart(s *load.StepReport) (template.HTML, string) {
 	return drawSVG(timelineHeight, ttft, counts)
 }
 
-// drawSVG draws plots stacked in one column and returns the SVG element
-// without its XML prolog, ready to inline in HTML.
+// drawSVG draws plots stacked in one column, each with its legend to its
+// right where it cannot hide a curve, and returns the SVG element without
+// its XML prolog, ready to inline in HTML.
 func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 	c := vgsvg.New(chartWidth, height)
 	rows := make([][]*plot.Plot, len(plots))
+	legends := make([]plot.Legend, len(plots))
 	for i, p := range plots {
 		rows[i] = []*plot.Plot{p}
+		legends[i], p.Legend = p.Legend, plot.NewLegend()
 	}
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	pad := 2 * vg.Millimeter
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: legendWidth}
 	canvases := plot.Align(rows, tiles, draw.New(c))
 	for i, p := range plots {
-		p.Draw(canvases[i][0])
+		tile := canvases[i][0]
+		p.Draw(tile)
+		legend := tile
+		legend.Min.X, legend.Max.X = tile.Max.X+2*pad, chartWidth-pad
+		legends[i].Top, legends[i].Left = true, true
+		legends[i].Draw(legend)
 	}
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", "chart unavailable: " + err.Error()
 	}
-	svg := b.String()
+	// The plots measure text with Liberation Sans and name it in the SVG;
+	// the fallbacks keep the look where that font is not installed.
+	svg := strings.ReplaceAll(b.String(), "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
 	at := strings.Index(svg, "<svg")
 	if at < 0 {
 		return "", "chart unavailable: the SVG writer produced no <svg> element"
 	}
 	// The SVG's text was escaped by its writer, so it is safe to inline.
 	return template.HTML(svg[at:]), ""
+}
+
+// newPlot returns a plot in the page's sans-serif face with plain tick
+// labels ("2500", not "2500.00").
+func newPlot() *plot.Plot {
+	p := plot.New()
+	sans := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font.Typeface, st.Font.Variant = sans.Typeface, sans.Variant
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	return p
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+		}
+	}
+	return ticks
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
