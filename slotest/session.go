@@ -170,10 +170,13 @@ func (s *Session) ClosedLoop(ctx context.Context, clients int) (*load.StepReport
 	return st, err
 }
 
-// WriteReport writes the report into dir as report.json.
+// WriteReport writes the report into dir as report.json and report.html.
 func (s *Session) WriteReport(dir string) (string, error) {
 	path := filepath.Join(dir, "report.json")
-	return path, s.report.WriteJSON(path)
+	if err := s.report.WriteJSON(path); err != nil {
+		return path, err
+	}
+	return path, WriteHTMLFile(filepath.Join(dir, "report.html"), s.report)
 }
 
 // Close releases the client and whatever the target started.

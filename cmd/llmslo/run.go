@@ -22,6 +22,7 @@ func init() {
 // runFlags are the inputs run and sweep share.
 type runFlags struct {
 	target, fixture, rates, arrival, api, model, report string
+	html                                                string
 	simArgs                                             string
 	duration, warmup, drain                             time.Duration
 	seed                                                int64
@@ -43,6 +44,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.api, "api", "completions", "completions or chat")
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
+	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
 	fs.DurationVar(&f.duration, "duration", slotest.DefaultDuration, "measured duration of each step")
 	fs.DurationVar(&f.warmup, "warmup", slotest.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
@@ -147,19 +149,26 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
 	}
-	return finish(rep, err, f.report, stdout, stderr)
+	return finish(rep, err, f, stdout, stderr)
 }
 
 // finish prints the summary, writes the report, and maps the verdict to
 // the exit code.
-func finish(rep *load.Report, runErr error, reportPath string, stdout, stderr io.Writer) int {
+func finish(rep *load.Report, runErr error, f runFlags, stdout, stderr io.Writer) int {
 	slotest.WriteSummary(stdout, rep)
-	if reportPath != "" {
-		if err := rep.WriteJSON(reportPath); err != nil {
+	if f.report != "" {
+		if err := rep.WriteJSON(f.report); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stderr, "report written to %s\n", reportPath)
+		fmt.Fprintf(stderr, "report written to %s\n", f.report)
+	}
+	if f.html != "" {
+		if err := slotest.WriteHTMLFile(f.html, rep); err != nil {
+			fmt.Fprintf(stderr, "llmslo: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "HTML report written to %s\n", f.html)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)

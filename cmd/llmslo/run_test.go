@@ -47,9 +47,10 @@ func TestRunUsageErrorsExitThree(t *testing.T) {
 }
 
 func TestRunOnTheSimulatorWritesAReport(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "out", "report.json")
+	dir := t.TempDir()
+	path, page := filepath.Join(dir, "out", "report.json"), filepath.Join(dir, "out", "report.html")
 	code, stdout, stderr := runArgs(t, "run", "--rates", "40", "--fixture", "fixed:32:4", "--duration", "1s", "--warmup", "0s",
-		"--arrival", "constant", "--slo", "ttft.p50<=1us", "--quiet", "--report", path, "--sim-args", "--profile instant")
+		"--arrival", "constant", "--slo", "ttft.p50<=1us", "--quiet", "--report", path, "--html", page, "--sim-args", "--profile instant")
 	// The SLO cannot be met: exit 1, or 2 if the shared test machine made
 	// the client late (a hazard outranks a violation).
 	assert.Contains(t, []int{exitFail, exitInvalid}, code, stderr)
@@ -66,6 +67,10 @@ func TestRunOnTheSimulatorWritesAReport(t *testing.T) {
 	assert.Equal(t, int64(40*4), s.Tokens.Output)
 	assert.False(t, s.SLO[0].Pass)
 	assert.Equal(t, "sim", rep.Target.Kind)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "rate=40")
+	assert.Contains(t, string(html), "<svg")
 }
 
 func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
@@ -81,7 +86,7 @@ func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var out, errb bytes.Buffer
-		assert.Equal(t, tc.want, finish(&tc.rep, tc.err, "", &out, &errb), "%+v", tc.rep)
+		assert.Equal(t, tc.want, finish(&tc.rep, tc.err, runFlags{}, &out, &errb), "%+v", tc.rep)
 		assert.Contains(t, out.String(), "verdict: "+string(tc.rep.Verdict))
 	}
 }

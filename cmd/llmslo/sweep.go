@@ -40,7 +40,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
-	code := finish(rep, err, f.report, stdout, stderr)
+	code := finish(rep, err, f, stdout, stderr)
 	if c := rep.Capacity; c != nil {
 		switch {
 		case c.PassRate == 0 && c.FailRate > 0:
