@@ -163,7 +163,7 @@ func sloRows(results []load.SLOResult) []sloRow {
 			row.Observed = "no samples"
 		}
 		if !r.Conclusive {
-			row.Result += fmt.Sprintf(" (inconclusive: %d samples, a conclusive verdict needs %d or more)", r.Samples, r.NeededSamples)
+			row.Result += " (" + inconclusive(r) + ")"
 		}
 		rows = append(rows, row)
 	}

@@ -68,7 +68,7 @@ func TestStrictModeNeedsAConclusiveInterval(t *testing.T) {
 	strict := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithStrict(), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))...)
 	assert.Equal(t, load.VerdictFail, strict.Verdict)
 	assert.Equal(t, load.MinSamplesForCI(95, 0.95), strict.SLO[0].NeededSamples)
-	assert.Contains(t, stepTable(strict), "a conclusive run needs")
+	assert.Contains(t, stepTable(strict), "a 95% interval at p95 needs 72 or more")
 }
 
 func TestRunGatesEachRateAsASubtest(t *testing.T) {

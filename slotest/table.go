@@ -62,7 +62,7 @@ func WriteStep(w io.Writer, s *load.StepReport) {
 			res = "FAIL"
 		}
 		if !r.Conclusive && r.Metric != string(load.MetricErrorRate) {
-			res += fmt.Sprintf(" (inconclusive: %d samples, a conclusive run needs %d or more)", r.Samples, r.NeededSamples)
+			res += " (" + inconclusive(r) + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
 	}
@@ -101,4 +101,13 @@ func verdictCell(s *load.StepReport) string {
 		v += "*"
 	}
 	return v
+}
+
+// inconclusive says why a latency SLO's verdict rests on its point estimate
+// alone: too few samples for any interval, or an interval across the limit.
+func inconclusive(r load.SLOResult) string {
+	if r.CI95Ms == nil {
+		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
+	}
+	return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 }
