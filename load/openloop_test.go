@@ -219,4 +219,5 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	require.Len(t, rep.Steps, 1)
 	assert.True(t, rep.Steps[0].Partial)
 	assert.Greater(t, rep.Steps[0].Requests.Completed, 8)
+	assert.InDelta(t, 1.0, rep.Steps[0].Goodput, 0.2, "goodput of a cut step counts the requests whose time had come")
 }

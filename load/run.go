@@ -176,23 +176,28 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*StepRe
 	}
 	st.Server.PrefixCacheReset = reset
 	st.Requests.Scheduled = countFrom(sched, p.Warmup)
-	if elapsed := p.Duration.Seconds(); elapsed > 0 {
-		st.Tokens.OutputPerS = float64(st.Tokens.Output) / elapsed
+	st.Partial = runErr != nil || res.Canceled
+	if st.Partial && runErr == nil {
+		runErr = context.Cause(ctx)
 	}
-	if st.Requests.Scheduled > 0 {
-		st.Goodput = float64(st.Requests.Good) / float64(st.Requests.Scheduled)
+	// A step cut short is judged on what it measured: goodput over the
+	// requests whose time had come, throughput over the time it ran.
+	window, due := p.Duration, st.Requests.Scheduled
+	if st.Partial {
+		window = min(window, max(res.End.Sub(measureFrom), 0))
+		due = st.Requests.Sent + st.Requests.Dropped
+	}
+	if window > 0 {
+		st.Tokens.OutputPerS = float64(st.Tokens.Output) / window.Seconds()
+	}
+	if due > 0 {
+		st.Goodput = float64(st.Requests.Good) / float64(due)
 	}
 	ev.expectedHitRate = p.ExpectedPrefixHitRate
 	ev.slos = p.SLOs
 	st.SLO = judgeSLOs(st, p.SLOs, p.Strict)
 	st.Hazards = findHazards(st, ev, p.Thresholds)
 	st.Verdict = verdictOf(st)
-	if runErr != nil || res.Canceled {
-		st.Partial = true
-		if runErr == nil {
-			runErr = context.Cause(ctx)
-		}
-	}
 	return st, len(sched), runErr
 }
 
