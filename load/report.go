@@ -140,9 +140,11 @@ type StepReport struct {
 	LengthMismatches int            `json:"length_mismatches"`
 	Timeline         []Second       `json:"timeline,omitempty"`
 	SLO              []SLOResult    `json:"slo"`
-	Hazards          []Hazard       `json:"hazards"`
-	Verdict          Verdict        `json:"verdict"`
-	Partial          bool           `json:"partial,omitempty"`
+	// Baseline compares the step with a recorded run, when one was asked for.
+	Baseline []BaselineCheck `json:"baseline,omitempty"`
+	Hazards  []Hazard        `json:"hazards"`
+	Verdict  Verdict         `json:"verdict"`
+	Partial  bool            `json:"partial,omitempty"`
 
 	hists map[Metric]*Histogram
 }
@@ -176,4 +178,18 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 type Capacity struct {
 	PassRate float64 `json:"pass_rps"`
 	FailRate float64 `json:"fail_rps,omitempty"`
+}
+
+// BaselineCheck compares one gated percentile with the same step of a
+// recorded run. It regressed when the whole 95% interval (or, with too few
+// samples for one, the observed value) lies above the baseline's value
+// times 1+Tolerance: a regression is called only when the data say so.
+type BaselineCheck struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile"`
+	BaselineMs float64     `json:"baseline_ms"`
+	ObservedMs float64     `json:"observed_ms"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	Tolerance  float64     `json:"tolerance"`
+	Regressed  bool        `json:"regressed"`
 }

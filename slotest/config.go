@@ -57,8 +57,12 @@ type Config struct {
 	// MaxModelLen clips requests that would not fit; zero means no clipping
 	// (the simulator target clips to its own --max-model-len).
 	MaxModelLen int
-	// ReportDir, when set, receives report.json (and report.html).
+	// ReportDir, when set, receives report.json and report.html.
 	ReportDir string
+	// Baseline, when set, is a recorded report each step is compared with
+	// (see WithBaseline); BaselineTolerance is the slowdown allowed.
+	Baseline          string
+	BaselineTolerance float64
 	// Progress gets a line per second during a step; nil means none.
 	Progress io.Writer
 }

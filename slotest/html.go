@@ -220,6 +220,7 @@ func numText(f float64) string {
 func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
 
 var htmlFuncs = template.FuncMap{
+	"pct100": func(f float64) float64 { return 100 * f },
 	// ms shows a latency percentile, or a dash when it had no samples.
 	"ms": func(v float64, n int64) string {
 		if n == 0 {
@@ -320,6 +321,10 @@ section.step{break-inside:avoid-page}
 {{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
 <thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th class="result">result</th></tr></thead>
 <tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="result {{.Class}}">{{.Result}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+{{if .Baseline}}<h3>Against the baseline</h3><div class="wide"><table>
+<thead><tr><th>percentile</th><th>observed</th><th>95% interval</th><th>baseline</th><th>allowed</th><th class="result">result</th></tr></thead>
+<tbody>{{range .Baseline}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{with .CI95Ms}}{{printf "[%.1f, %.1f] ms" (index . 0) (index . 1)}}{{else}}n/a{{end}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
 <div class="cols">
 <div><h3>Errors</h3>{{if .Errors}}<table><thead><tr><th>class</th><th>count</th></tr></thead><tbody>{{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td></tr>{{end}}</tbody></table>{{else}}<p class="note">none</p>{{end}}</div>

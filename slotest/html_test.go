@@ -301,3 +301,17 @@ func TestWriteHTMLDegenerateRanges(t *testing.T) {
 	notContains(t, page, "chart unavailable")
 	notContains(t, page, "NaN")
 }
+
+func TestWriteHTMLShowsBaselineChecks(t *testing.T) {
+	r := &load.Report{Verdict: load.VerdictFail, Steps: []load.StepReport{{Name: "rate=4", Verdict: load.VerdictFail,
+		Baseline: []load.BaselineCheck{{Metric: "ttft", Percentile: 95, BaselineMs: 100, ObservedMs: 140,
+			CI95Ms: &[2]float64{120, 160}, Tolerance: 0.1, Regressed: true}}}}}
+	var b strings.Builder
+	require.NoError(t, WriteHTML(&b, r))
+	page := b.String()
+	assert.Contains(t, page, "Against the baseline")
+	assert.Contains(t, page, "ttft.p95")
+	assert.Contains(t, page, "[120.0, 160.0] ms")
+	assert.Contains(t, page, "&#43;10%")
+	assert.Contains(t, page, "REGRESSED")
+}

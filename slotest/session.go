@@ -22,6 +22,7 @@ type Session struct {
 	next     int
 	fixture  *fixtures.Fixture
 	workload *fixtures.Workload
+	baseline *load.Report // nil unless comparing with one
 }
 
 // Open starts (or reaches) the target and prepares the workload. Close
@@ -42,11 +43,17 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("slotest: fixture: %w", err)
 	}
+	var baseline *load.Report
+	if cfg.Baseline != "" && !Updating() {
+		if baseline, err = LoadBaseline(cfg.Baseline); err != nil {
+			return nil, err
+		}
+	}
 	target, err := StartTarget(ctx, cfg.Target)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, target: target}
+	s := &Session{cfg: cfg, target: target, baseline: baseline}
 	if err := s.prepare(ctx, fx, slos, arrival); err != nil {
 		s.Close()
 		return nil, err
@@ -148,6 +155,16 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	}
 	st, used, err := load.RunStep(ctx, p, rate, s.next)
 	s.next += used
+	if st != nil && s.baseline != nil && err == nil {
+		checks, berr := CompareBaseline(s.baseline, st, s.cfg.BaselineTolerance)
+		if berr != nil {
+			return st, berr
+		}
+		st.Baseline = checks
+		if len(regressions(checks)) > 0 && st.Verdict == load.VerdictPass {
+			st.Verdict = load.VerdictFail
+		}
+	}
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = load.Worse(s.report.Verdict, st.Verdict)

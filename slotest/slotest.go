@@ -49,6 +49,9 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 	})
 	dir := reportDir(t, cfg)
 	t.Cleanup(func() { writeReports(t, s, dir) })
+	if cfg.Baseline != "" && Updating() {
+		t.Cleanup(func() { recordBaseline(t, s.Report(), cfg.Baseline) })
+	}
 	for _, rate := range s.Steps() {
 		t.Run(load.StepName(s.plan.Arrival, rate), func(t *testing.T) {
 			st, err := s.Step(t.Context(), rate, 0, -1)
@@ -87,7 +90,12 @@ func CheckStep(t testing.TB, st *load.StepReport) {
 				failed = append(failed, sloName(r))
 			}
 		}
-		t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
+		if len(failed) > 0 {
+			t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
+		}
+		if regs := regressions(st.Baseline); len(regs) > 0 {
+			t.Errorf("%s: slower than its baseline: %s:\n%s", st.Name, strings.Join(regs, "; "), buf.String())
+		}
 	}
 }
 
@@ -196,5 +204,22 @@ func writeReports(t *testing.T, s *Session, dir string) {
 	}
 	if err := AppendStepSummary(os.Getenv(EnvStepSummary), t.Name(), s.Report()); err != nil {
 		t.Errorf("slotest: %s: %v", EnvStepSummary, err)
+	}
+}
+
+// recordBaseline writes the run's report as the baseline, refusing one
+// that cannot be trusted or was cut short.
+func recordBaseline(t *testing.T, r *load.Report, path string) {
+	switch {
+	case r.Partial:
+		t.Errorf("slotest: not recording a baseline from a run cut short (%s)", r.Reason)
+	case r.Verdict == load.VerdictInvalid:
+		t.Errorf("slotest: not recording a baseline from a measurement that cannot be trusted; see the hazards above")
+	default:
+		if err := r.WriteJSON(path); err != nil {
+			t.Errorf("slotest: record baseline: %v", err)
+			return
+		}
+		t.Logf("slotest: baseline recorded in %s", path)
 	}
 }

@@ -67,6 +67,18 @@ func WriteStep(w io.Writer, s *load.StepReport) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
 	}
 	tw.Flush()
+	for _, c := range s.Baseline {
+		res := "ok"
+		if c.Regressed {
+			res = "REGRESSED"
+		}
+		change := "n/a"
+		if c.BaselineMs > 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*(c.ObservedMs/c.BaselineMs-1))
+		}
+		fmt.Fprintf(w, "  baseline %s.p%g: %.1f ms against %.1f ms (%s, allowed +%.0f%%): %s\n",
+			c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, change, 100*c.Tolerance, res)
+	}
 	if len(s.Errors) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
 	}

@@ -22,7 +22,9 @@ func init() {
 // runFlags are the inputs run and sweep share.
 type runFlags struct {
 	target, fixture, rates, arrival, api, model, report string
-	html                                                string
+	html, baseline                                      string
+	baselineTolerance                                   float64
+	updateBaseline                                      bool
 	simArgs                                             string
 	duration, warmup, drain                             time.Duration
 	seed                                                int64
@@ -45,6 +47,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
+	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
+	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", slotest.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
+	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
 	fs.DurationVar(&f.duration, "duration", slotest.DefaultDuration, "measured duration of each step")
 	fs.DurationVar(&f.warmup, "warmup", slotest.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
@@ -82,6 +87,15 @@ func (f *runFlags) config(stderr io.Writer) (slotest.Config, error) {
 	}
 	if !f.quiet {
 		opts = append(opts, slotest.WithProgress(stderr))
+	}
+	switch {
+	case f.updateBaseline && f.baseline == "":
+		return slotest.Config{}, errors.New("--update-baseline needs --baseline FILE")
+	case f.baseline != "" && !f.updateBaseline:
+		if f.baselineTolerance <= 0 {
+			return slotest.Config{}, errors.New("--baseline-tolerance must be positive")
+		}
+		opts = append(opts, slotest.WithBaseline(f.baseline, f.baselineTolerance))
 	}
 	if f.simArgs != "" {
 		sim, err := vllmsim.ParseServeArgs(strings.Fields(f.simArgs))
@@ -172,6 +186,18 @@ func finish(rep *load.Report, runErr error, f runFlags, stdout, stderr io.Writer
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)
+	}
+	if f.updateBaseline {
+		switch {
+		case rep.Partial || rep.Verdict == load.VerdictInvalid:
+			fmt.Fprintln(stderr, "llmslo: not recording a baseline from a run that was cut short or cannot be trusted")
+		default:
+			if err := rep.WriteJSON(f.baseline); err != nil {
+				fmt.Fprintf(stderr, "llmslo: %v\n", err)
+				return exitUsage
+			}
+			fmt.Fprintf(stderr, "baseline recorded in %s\n", f.baseline)
+		}
 	}
 	switch rep.Verdict {
 	case load.VerdictInvalid:

@@ -38,6 +38,8 @@ func TestRunUsageErrorsExitThree(t *testing.T) {
 		{[]string{"run", "--rates", "2", "--target", "http://127.0.0.1:1", "--quiet"}, "does not answer"},
 		{[]string{"run", "--rates", "2", "extra"}, "unexpected argument"},
 		{[]string{"nonsense"}, "unknown command"},
+		{[]string{"run", "--rates", "2", "--update-baseline"}, "needs --baseline"},
+		{[]string{"run", "--rates", "2", "--baseline", "no/such/baseline.json", "--quiet"}, "no baseline at no/such/baseline.json"},
 	}
 	for _, tc := range cases {
 		code, _, stderr := runArgs(t, tc.args...)
