@@ -54,8 +54,10 @@ type Config struct {
 	Salt             bool
 	ResetPrefixCache bool
 	Thresholds       load.Thresholds
-	// MaxModelLen clips requests that would not fit; zero means no clipping
-	// (the simulator target clips to its own --max-model-len).
+	// MaxModelLen clips requests that would not fit (input + output), and
+	// the report counts them; zero means the max_model_len the server
+	// reports in GET /v1/models, as vLLM does, and no clipping when it
+	// reports none.
 	MaxModelLen int
 	// ReportDir, when set, receives report.json and report.html.
 	ReportDir string
@@ -158,6 +160,9 @@ func WithReportDir(dir string) Option { return func(c *Config) { c.ReportDir = d
 
 // WithProgress writes a progress line per second to w.
 func WithProgress(w io.Writer) Option { return func(c *Config) { c.Progress = w } }
+
+// WithMaxModelLen clips requests to n tokens of prompt and output.
+func WithMaxModelLen(n int) Option { return func(c *Config) { c.MaxModelLen = n } }
 
 // WithDrainTimeout bounds the wait for in-flight requests after each step.
 func WithDrainTimeout(d time.Duration) Option { return func(c *Config) { c.DrainTimeout = d } }

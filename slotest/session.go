@@ -63,25 +63,28 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 
 func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load.SLO, arrival load.Arrival) error {
 	cfg := s.cfg
-	maxLen := cfg.MaxModelLen
-	if maxLen == 0 && s.target.Kind == TargetSim {
-		maxLen = s.target.maxModelLen
-	}
-	if maxLen > 0 {
-		fx = fx.Clip(maxLen)
-	}
-	s.fixture = fx
 	if s.target.Model == "" {
 		if err := s.target.checkHealth(ctx); err != nil {
 			return err
 		}
 	}
+	hc := s.target.httpClient()
+	maxLen := cfg.MaxModelLen
+	if maxLen == 0 {
+		maxLen = s.target.maxModelLen
+	}
+	if maxLen == 0 {
+		maxLen = s.target.discoverMaxModelLen(ctx, hc)
+	}
+	if maxLen > 0 {
+		fx = fx.Clip(maxLen)
+	}
+	s.fixture = fx
 	client, err := s.target.client(cfg.API)
 	if err != nil {
 		return fmt.Errorf("slotest: %w", err)
 	}
 	s.client = client
-	hc := s.target.httpClient()
 	wopts := fixtures.WorkloadOptions{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: arrival.Kind == load.ArrivalTrace}
 	if cfg.API == load.APIChat {
 		wopts.Tokenizer = fixtures.NewHTTPTokenizer(s.target.URL, s.target.Model, hc)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -164,4 +165,19 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 	cfg = NewConfig(WithRates(1), WithDuration(60*time.Second), WithSLO("ttft.p99<=1s"))
 	shorten(&cfg)
 	assert.Equal(t, 60*time.Second, cfg.Duration, "never longer than asked")
+}
+
+func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
+	srv := newSim(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
+	rep, err := Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
+		WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s", "error_rate<=0%"),
+		WithThresholds(clientQuiet)))
+	require.NoError(t, err)
+	st := rep.Steps[0]
+	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)
+	assert.Equal(t, int64(20*(2048-100)), st.Tokens.Input, "the prompt is cut to fit max_model_len from GET /v1/models")
+	assert.Equal(t, int64(20*100), st.Tokens.Output)
+	info, ok := rep.Fixture.(fixtures.Info)
+	require.True(t, ok)
+	assert.Equal(t, 1, info.Clipped, "the report says the fixture was clipped")
 }

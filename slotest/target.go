@@ -2,7 +2,9 @@ package slotest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -220,4 +222,37 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// discoverMaxModelLen reads the context length the server reports for the
+// target's model in GET /v1/models (vLLM's max_model_len), so that a fixture
+// with longer requests is clipped rather than refused request by request.
+// It returns 0 when the server does not say.
+func (t *Target) discoverMaxModelLen(ctx context.Context, hc *http.Client) int {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/v1/models", nil)
+	if err != nil {
+		return 0
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
+		} `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list) != nil {
+		return 0
+	}
+	for _, m := range list.Data {
+		if m.ID == t.Model {
+			return m.MaxModelLen
+		}
+	}
+	return 0
 }

@@ -28,7 +28,7 @@ type runFlags struct {
 	simArgs                                             string
 	duration, warmup, drain                             time.Duration
 	seed                                                int64
-	maxInFlight                                         int
+	maxInFlight, maxModelLen                            int
 	salt, reset, strict, quiet                          bool
 	slos                                                multiFlag
 }
@@ -54,6 +54,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.warmup, "warmup", slotest.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
 	fs.Int64Var(&f.seed, "seed", slotest.DefaultSeed, "seed for sampling and arrivals")
+	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "clip requests to this many tokens of prompt and output (default: the max_model_len GET /v1/models reports)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
 	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows")
@@ -69,7 +70,7 @@ func (f *runFlags) config(stderr io.Writer) (slotest.Config, error) {
 		slotest.WithTarget(f.target), slotest.WithFixture(f.fixture), slotest.WithArrival(f.arrival),
 		slotest.WithDuration(f.duration), slotest.WithWarmup(f.warmup), slotest.WithSeed(f.seed),
 		slotest.WithMaxInFlight(f.maxInFlight), slotest.WithSalt(f.salt), slotest.WithResetPrefixCache(f.reset),
-		slotest.WithModel(f.model), slotest.WithDrainTimeout(f.drain),
+		slotest.WithModel(f.model), slotest.WithDrainTimeout(f.drain), slotest.WithMaxModelLen(f.maxModelLen),
 	}
 	switch f.api {
 	case "completions":
