@@ -73,6 +73,19 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.Equal(t, VerdictPass, s.Verdict, "%+v", s.SLO)
 	assert.Equal(t, 1.0, s.Goodput)
 	assert.Empty(t, s.Hazards)
+	assert.InDelta(t, 10, s.RateAchieved, 0.3, "19 gaps of 100 ms between the first and last send")
+	assert.InDelta(t, 400.0/2, s.Tokens.OutputPerS, 1e-9, "output tokens over the measured window")
+	assert.Equal(t, int64(20*20), s.Tokens.Events, "one event per token")
+	assert.Zero(t, s.Tokens.MultiEvents)
+	var sent, done int
+	for _, sec := range s.Timeline {
+		sent += sec.Sent
+		done += sec.Completed
+	}
+	assert.Equal(t, 20, sent, "the timeline accounts for every send")
+	assert.Equal(t, 20, done, "and every completion")
+	assert.Equal(t, 10, s.Timeline[0].Sent, "10 sends in the first second at 10 req/s")
+	assert.InDelta(t, 50, s.Timeline[1].TTFTMaxMs, 5, "the largest TTFT among the requests that completed in that second")
 }
 
 // capacityServer serves at most 2 requests at a time, each 20 ms to the
