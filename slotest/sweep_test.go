@@ -3,11 +3,13 @@ package slotest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim"
 )
 
 func TestSweepBracketsTheKnee(t *testing.T) {
@@ -53,4 +55,26 @@ func TestSweepStopsOnAnInvalidStep(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{1, 2}, ran)
 	assert.Equal(t, load.Capacity{PassRate: 1}, *c)
+}
+
+func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
+	// Two sequences at a time, 256 prompt and 64 output tokens: about 545 ms
+	// of service each (one prefill step of ~23 ms, 63 decode steps of ~8 ms,
+	// and a little for prefills sharing steps), so the capacity is about
+	// 2/0.545 ≈ 3.7 req/s. With constant arrivals TTFT stays near one
+	// prefill step (~25 ms) below it and climbs past 100 ms within 3 s above
+	// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
+	cfg := NewConfig(WithSim(vllmsim.Config{MaxNumSeqs: 2}), WithFixture("fixed:256:64"), WithRates(1, 2, 4),
+		WithArrival("constant"), WithDuration(3*time.Second), WithWarmup(0), WithSLO("ttft.p50<=60ms"),
+		WithThresholds(clientQuiet), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))
+	rep, err := Sweep(context.Background(), cfg, 2)
+	require.NoError(t, err)
+	c := rep.Capacity
+	require.NotNil(t, c)
+	t.Logf("capacity bracket: passes at %g, fails at %g req/s", c.PassRate, c.FailRate)
+	assert.GreaterOrEqual(t, c.PassRate, 2.0)
+	assert.LessOrEqual(t, c.PassRate, 3.8)
+	assert.GreaterOrEqual(t, c.FailRate, 3.5)
+	assert.LessOrEqual(t, c.FailRate, 4.0)
+	assert.Len(t, rep.Steps, 5, "rates 1, 2, 4 (fails), then two bisections")
 }
