@@ -111,6 +111,8 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	assert.False(t, open.SLO[0].Pass)
 	first, last := open.Timeline[0], open.Timeline[len(open.Timeline)-1]
 	assert.Greater(t, last.TTFTMeanMs, 3*first.TTFTMeanMs, "TTFT grows through the step: %+v", open.Timeline)
+	assert.Less(t, open.Goodput, 0.5, "most requests waited past the 300 ms TTFT limit")
+	assert.Positive(t, open.Goodput, "the first ones, before the queue built, did not")
 
 	// Closed loop, 4 clients, against the same server: it slows down with
 	// the server, so its latency looks finite and steady and it passes.
