@@ -1,9 +1,12 @@
 package slotest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
@@ -190,13 +193,28 @@ func (s *Session) ClosedLoop(ctx context.Context, clients int) (*load.StepReport
 	return st, err
 }
 
-// WriteReport writes the report into dir as report.json and report.html.
+// WriteReport writes the report into dir as report.json and report.html,
+// and each step's latency histograms as an HDR log (STEP.hlog).
 func (s *Session) WriteReport(dir string) (string, error) {
 	path := filepath.Join(dir, "report.json")
 	if err := s.report.WriteJSON(path); err != nil {
 		return path, err
 	}
-	return path, WriteHTMLFile(filepath.Join(dir, "report.html"), s.report)
+	if err := WriteHTMLFile(filepath.Join(dir, "report.html"), s.report); err != nil {
+		return path, err
+	}
+	for i := range s.report.Steps {
+		st := &s.report.Steps[i]
+		var b bytes.Buffer
+		if err := st.WriteHDRLog(&b, s.report.StartedAt); err != nil {
+			return path, err
+		}
+		name := strings.NewReplacer("/", "_", "=", "-", " ", "_").Replace(st.Name) + ".hlog"
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return path, fmt.Errorf("write hdr log: %w", err)
+		}
+	}
+	return path, nil
 }
 
 // Close releases the client and whatever the target started.

@@ -99,6 +99,10 @@ func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 	assert.False(t, onDisk.Steps[0].Partial)
 	assert.True(t, onDisk.Steps[1].Partial)
 	assert.Positive(t, onDisk.Steps[0].Requests.Completed)
+	for _, f := range []string{"report.html", "rate-20.hlog", "rate-40.hlog"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, "%s is written with the report", f)
+	}
 }
 
 func TestFitBudget(t *testing.T) {
