@@ -28,7 +28,10 @@ type Thresholds struct {
 	// not_steady (only judged while every SLO passes)
 	MaxWaitingSlope  float64 // waiting-queue slope over the step's second half, per second; default 0.5
 	MaxTTFTHalfRatio float64 // second-half TTFT p50 / first-half p50; default 1.5
-	MinHalfSamples   int     // each half needs this many requests for the TTFT trend; default 20
+	// MinTTFTRise: the second half must also be this much slower, so that a
+	// fast server's jitter (1.0 to 1.8 ms) is no trend; default 10ms.
+	MinTTFTRise    time.Duration
+	MinHalfSamples int // each half needs this many requests for the TTFT trend; default 20
 	// too_few_samples: observations beyond the gated percentile; default 10
 	MinTailSamples float64
 	// length_mismatch: more than MaxMismatchFraction of requests whose usage
@@ -46,6 +49,7 @@ func DefaultThresholds() Thresholds {
 		MaxHitRateExcess:    0.10,
 		MaxWaitingSlope:     0.5,
 		MaxTTFTHalfRatio:    1.5,
+		MinTTFTRise:         10 * time.Millisecond,
 		MinHalfSamples:      20,
 		MinTailSamples:      10,
 		MaxMismatchFraction: 0.02,
@@ -198,7 +202,7 @@ func notSteady(s *StepReport, ev stepEvidence, th Thresholds) (Hazard, bool) {
 	}
 	if th.MaxTTFTHalfRatio > 0 && ev.firstHalfN >= int64(th.MinHalfSamples) && ev.secondHalfN >= int64(th.MinHalfSamples) && ev.ttftFirstHalfP50 > 0 {
 		r := float64(ev.ttftSecondHalfP50) / float64(ev.ttftFirstHalfP50)
-		if r > th.MaxTTFTHalfRatio {
+		if r > th.MaxTTFTHalfRatio && ev.ttftSecondHalfP50-ev.ttftFirstHalfP50 >= th.MinTTFTRise {
 			why = append(why, fmt.Sprintf("TTFT p50 rose from %.1f ms in the first half to %.1f ms in the second (×%.2f, limit ×%.2f)",
 				ms(ev.ttftFirstHalfP50), ms(ev.ttftSecondHalfP50), r, th.MaxTTFTHalfRatio))
 		}

@@ -49,6 +49,10 @@ func TestNotSteadyOnlyJudgesPassingSteps(t *testing.T) {
 	ev.ttftSecondHalfP50 = 120 * time.Millisecond
 	_, ok = notSteady(pass, ev, th)
 	assert.False(t, ok)
+	// A fast server's jitter: 1.0 ms to 1.8 ms is a large ratio but no queue.
+	ev.ttftFirstHalfP50, ev.ttftSecondHalfP50 = time.Millisecond, 1800*time.Microsecond
+	_, ok = notSteady(pass, ev, th)
+	assert.False(t, ok)
 }
 
 func TestWarmCacheThreshold(t *testing.T) {
