@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/metrics"
-	"syscall"
 	"time"
 )
 
@@ -54,15 +53,6 @@ func (m *Monitor) Stop() ClientStats {
 	}
 	stats.SchedLatencyP99Ms = histogramDeltaQuantile(m.sched, readSchedLatencies(), 0.99) * 1000
 	return stats
-}
-
-// processCPU is the user + system CPU time of the whole process.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func readSchedLatencies() *metrics.Float64Histogram {
