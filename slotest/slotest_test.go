@@ -184,4 +184,7 @@ func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	info, ok := rep.Fixture.(fixtures.Info)
 	require.True(t, ok)
 	assert.Equal(t, 1, info.Clipped, "the report says the fixture was clipped")
+	var b strings.Builder
+	WriteSummary(&b, rep)
+	assert.Contains(t, b.String(), "note: 1 of 1 fixture requests were clipped")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load"
 )
 
@@ -27,6 +28,9 @@ func WriteSummary(w io.Writer, r *load.Report) {
 		for _, h := range r.Steps[i].Hazards {
 			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
 		}
+	}
+	if info, ok := r.Fixture.(fixtures.Info); ok && info.Clipped > 0 {
+		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
 	fmt.Fprintf(w, "verdict: %s", r.Verdict)
 	if r.Partial {
