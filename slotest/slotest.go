@@ -42,6 +42,9 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := s.fixture.Clipped; n > 0 {
+		t.Logf("slotest: %d of %d fixture requests clipped to fit the server's context length", n, s.fixture.Len())
+	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("slotest: close target: %v", err)
