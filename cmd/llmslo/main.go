@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -68,4 +70,13 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+}
+
+// parseExit is the exit code for a flag-parsing error: 0 when help was
+// asked for, 3 otherwise (the flag package has printed why).
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitPass
+	}
+	return exitUsage
 }

@@ -148,7 +148,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	f.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))

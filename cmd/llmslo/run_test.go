@@ -75,6 +75,14 @@ func TestRunOnTheSimulatorWritesAReport(t *testing.T) {
 	assert.Contains(t, string(html), "<svg")
 }
 
+func TestHelpExitsZero(t *testing.T) {
+	for _, cmd := range []string{"run", "sweep"} {
+		code, _, stderr := runArgs(t, cmd, "-h")
+		assert.Equal(t, exitPass, code, cmd)
+		assert.Contains(t, stderr, "-rates", cmd)
+	}
+}
+
 func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 	cases := []struct {
 		rep  load.Report

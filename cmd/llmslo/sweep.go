@@ -20,7 +20,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	f.register(fs)
 	refine := fs.Int("refine", 3, "bisection steps between the last passing and the first failing rate")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "llmslo sweep: unexpected argument %q\n", fs.Arg(0))
