@@ -83,7 +83,7 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load
 		fx = fx.Clip(maxLen)
 	}
 	s.fixture = fx
-	client, err := s.target.client(cfg.API)
+	client, err := s.target.client(cfg.API, cfg.MaxInFlight)
 	if err != nil {
 		return fmt.Errorf("slotest: %w", err)
 	}

@@ -158,7 +158,7 @@ func reachURL(ctx context.Context, spec TargetSpec, raw string) (*Target, error)
 // checkHealth asks /v1/models, which every OpenAI-compatible server has, so
 // that a wrong URL or key fails before the first step.
 func (t *Target) checkHealth(ctx context.Context) error {
-	c, err := t.client(load.APICompletions)
+	c, err := t.client(load.APICompletions, 0)
 	if err != nil {
 		return err
 	}
@@ -176,9 +176,10 @@ func (t *Target) checkHealth(ctx context.Context) error {
 	return nil
 }
 
-// client builds the streaming client for the target.
-func (t *Target) client(api load.API) (*load.Client, error) {
-	return load.NewClient(load.ClientConfig{BaseURL: t.URL, API: api, Model: t.Model, APIKey: t.apiKey})
+// client builds the streaming client for the target; maxConns sizes its
+// keep-alive pool to the in-flight cap when there is one (0: the default).
+func (t *Target) client(api load.API, maxConns int) (*load.Client, error) {
+	return load.NewClient(load.ClientConfig{BaseURL: t.URL, API: api, Model: t.Model, APIKey: t.apiKey, MaxConns: maxConns})
 }
 
 // httpClient is the client for /metrics, /tokenize and /reset_prefix_cache.
