@@ -21,9 +21,9 @@ const (
 	ShortDivisor = 4
 )
 
-// DefaultRates are the rate steps when none are given: a low and a
-// moderate rate for the default simulator profile.
-var DefaultRates = []float64{2, 4}
+// DefaultRates are the rate steps when none are given: a moderate rate and
+// twice it. At the default 60 s each gives the 200 requests a p95 needs.
+var DefaultRates = []float64{4, 8}
 
 // DefaultSLOs are the SLOs when none are given.
 var DefaultSLOs = []string{"ttft.p95<=500ms", "itl.p99<=50ms", "error_rate<=1%"}
