@@ -188,3 +188,19 @@ func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	WriteSummary(&b, rep)
 	assert.Contains(t, b.String(), "note: 1 of 1 fixture requests were clipped")
 }
+
+func TestChatPromptsAreExactThroughTokenize(t *testing.T) {
+	// The chat API carries text, so prompt lengths are made exact through
+	// the server's /tokenize, chat template included; usage must then
+	// report exactly what the fixture asked for.
+	rep, err := Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(load.APIChat),
+		WithFixture("random:300:16:0.5"), WithRates(20), WithArrival("constant"), WithDuration(time.Second), WithWarmup(0),
+		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)))
+	require.NoError(t, err)
+	st := rep.Steps[0]
+	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)
+	assert.Zero(t, st.LengthMismatches, "usage matches the asked lengths")
+	assert.False(t, st.HasHazard(load.HazardLengthMismatch))
+	assert.Zero(t, st.Tokens.UsageMissing)
+	assert.InDelta(t, 20*300, st.Tokens.Input, 20*300*0.5, "lengths drawn within ±50% of 300")
+}
