@@ -151,11 +151,20 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	if warmup >= 0 && duration > 0 {
 		p.Warmup = warmup
 	}
+	if p.Arrival.Kind == load.ArrivalTrace {
+		// A trace replay sends row k of the fixture at the trace's arrival
+		// k: every step starts its schedule at the trace's beginning, so
+		// it starts at a row-0 index too (prompts stay unique: their
+		// content comes from the index, not the row).
+		if n := s.fixture.Len(); n > 0 && s.next%n != 0 {
+			s.next += n - s.next%n
+		}
+	}
 	if s.cfg.API == load.APIChat {
 		// Text prompts are made exact through the server's /tokenize; do
 		// that before the step, not on its send path.
 		ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 64
-		if err := s.workload.Prepare(ctx, s.next+ahead); err != nil {
+		if err := s.workload.PrepareRange(ctx, s.next, s.next+ahead); err != nil {
 			return nil, fmt.Errorf("slotest: prepare prompts: %w", err)
 		}
 	}
