@@ -56,6 +56,27 @@ func (c *Client) redact(err error) error {
 
 // Models returns the ids the server lists at GET /v1/models, in its order.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
+	cards, err := c.ModelCards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(cards))
+	for _, m := range cards {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// ModelCard is one model the server lists. MaxModelLen is vLLM's
+// max_model_len (prompt plus output tokens); 0 when the server does not say.
+type ModelCard struct {
+	ID          string `json:"id"`
+	MaxModelLen int    `json:"max_model_len"`
+}
+
+// ModelCards returns the models the server lists at GET /v1/models, in its
+// order.
+func (c *Client) ModelCards(ctx context.Context) ([]ModelCard, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(c.timeout, time.Minute))
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/models", nil)
@@ -75,16 +96,10 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		return nil, c.redact(fmt.Errorf("load: listing models: HTTP %d from %s/v1/models: %s", resp.StatusCode, c.base, bytes.TrimSpace(msg)))
 	}
 	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
+		Data []ModelCard `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
 		return nil, fmt.Errorf("load: listing models from %s/v1/models: %v", c.base, err)
 	}
-	ids := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		ids = append(ids, m.ID)
-	}
-	return ids, nil
+	return list.Data, nil
 }

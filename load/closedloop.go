@@ -87,12 +87,7 @@ func RunClosedLoop(ctx context.Context, p Plan, clients int, firstIndex int) (*S
 	st.DurationS = p.Duration.Seconds()
 	st.Requests.Scheduled = n
 	st.RateTarget = float64(n) / p.Duration.Seconds()
-	if n > 0 {
-		st.Goodput = float64(st.Requests.Good) / float64(n)
-	}
-	st.Tokens.OutputPerS = float64(st.Tokens.Output) / p.Duration.Seconds()
-	st.SLO = judgeSLOs(st, p.SLOs, p.Strict)
-	st.Verdict = verdictOf(st)
+	st.finish(n, p.Duration, &p, nil)
 	if ctx.Err() != nil {
 		st.Partial = true
 		return st, n, ctx.Err()

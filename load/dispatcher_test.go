@@ -161,7 +161,9 @@ func TestDispatchCancelReturnsPromptlyAndRecordsInFlight(t *testing.T) {
 	assert.Equal(t, 3, res.Sent) // slots at 0, 100 and 200 ms
 	s, _ := rec.stepReport()
 	assert.Equal(t, 3, s.Errors[string(ClassCanceled)])
-	assert.Zero(t, errorRate(&s), "requests cancelled by the caller are not server failures")
+	assert.Equal(t, 3, s.Requests.Canceled)
+	assert.Zero(t, s.Requests.Failed, "requests cancelled by the caller are not server failures")
+	assert.Zero(t, errorRate(&s))
 }
 
 func TestDispatchWarmupIsNotMeasured(t *testing.T) {

@@ -12,7 +12,7 @@ func (r *Recorder) stepReport() (StepReport, stepEvidence) {
 	defer r.mu.Unlock()
 	s := StepReport{
 		Requests: RequestCounts{
-			Sent: r.sent, Completed: r.completed, Failed: r.failed,
+			Sent: r.sent, Completed: r.completed, Failed: r.failed, Canceled: r.canceled,
 			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good,
 		},
 		Errors:   map[string]int{},
@@ -54,14 +54,14 @@ func (r *Recorder) stepReport() (StepReport, stepEvidence) {
 	return s, ev
 }
 
-// errorRate is the fraction of sent requests that failed or did not finish.
-// Requests cancelled by the caller are not the server's failures.
+// errorRate is the fraction of the requests the server was left to answer
+// that failed or did not finish; those the caller cancelled are not counted.
 func errorRate(s *StepReport) float64 {
-	if s.Requests.Sent == 0 {
+	judged := s.Requests.Sent - s.Requests.Canceled
+	if judged <= 0 {
 		return 0
 	}
-	bad := s.Requests.Failed + s.Requests.Unfinished - s.Errors[string(ClassCanceled)]
-	return float64(bad) / float64(s.Requests.Sent)
+	return float64(s.Requests.Failed+s.Requests.Unfinished) / float64(judged)
 }
 
 // judgeSLOs checks every SLO against the step. In strict mode a latency SLO
@@ -73,7 +73,7 @@ func judgeSLOs(s *StepReport, slos []SLO, strict bool) []SLOResult {
 			er := errorRate(s)
 			out = append(out, SLOResult{
 				Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: er,
-				Samples: int64(s.Requests.Sent), Conclusive: true, Pass: er <= slo.MaxRate,
+				Samples: int64(s.Requests.Sent - s.Requests.Canceled), Conclusive: true, Pass: er <= slo.MaxRate,
 			})
 			continue
 		}
@@ -154,4 +154,23 @@ func (s *StepReport) HasHazard(kind string) bool {
 		}
 	}
 	return false
+}
+
+// finish fills what a step's report derives from its counts and judges it:
+// goodput over the requests that were due, throughput over the time the
+// step ran, then SLOs, hazards (nil evidence: none are judged) and verdict.
+func (s *StepReport) finish(due int, window time.Duration, p *Plan, ev *stepEvidence) {
+	if window > 0 {
+		s.Tokens.OutputPerS = float64(s.Tokens.Output) / window.Seconds()
+	}
+	if due > 0 {
+		s.Goodput = float64(s.Requests.Good) / float64(due)
+	}
+	s.SLO = judgeSLOs(s, p.SLOs, p.Strict)
+	if ev != nil {
+		ev.expectedHitRate = p.ExpectedPrefixHitRate
+		ev.slos = p.SLOs
+		s.Hazards = findHazards(s, *ev, p.Thresholds)
+	}
+	s.Verdict = verdictOf(s)
 }

@@ -78,12 +78,15 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.Equal(t, int64(20*20), s.Tokens.Events, "one event per token")
 	assert.Zero(t, s.Tokens.MultiEvents)
 	var sent, done int
+	var tokens int64
 	for _, sec := range s.Timeline {
 		sent += sec.Sent
 		done += sec.Completed
+		tokens += sec.OutTokens
 	}
 	assert.Equal(t, 20, sent, "the timeline accounts for every send")
 	assert.Equal(t, 20, done, "and every completion")
+	assert.Equal(t, int64(20*20), tokens, "and every output token")
 	assert.Equal(t, 10, s.Timeline[0].Sent, "10 sends in the first second at 10 req/s")
 	assert.InDelta(t, 50, s.Timeline[1].TTFTMaxMs, 5, "the largest TTFT among the requests that completed in that second")
 }
@@ -179,6 +182,11 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			s := rep.Steps[0]
 			assert.Equal(t, 10, s.Requests.Failed)
 			assert.Equal(t, 10, s.Errors[string(tc.class)], "%v", s.Errors)
+			failedBySecond := 0
+			for _, sec := range s.Timeline {
+				failedBySecond += sec.Failed
+			}
+			assert.Equal(t, 10, failedBySecond, "the timeline counts every failure")
 			assert.Zero(t, s.TTFT.Count, "failed requests stay out of the latency histograms")
 			assert.Equal(t, VerdictFail, s.Verdict)
 			assert.Equal(t, 1.0, s.SLO[0].Observed)
@@ -234,5 +242,6 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	require.Len(t, rep.Steps, 1)
 	assert.True(t, rep.Steps[0].Partial)
 	assert.Greater(t, rep.Steps[0].Requests.Completed, 8)
-	assert.InDelta(t, 1.0, rep.Steps[0].Goodput, 0.2, "goodput of a cut step counts the requests whose time had come")
+	assert.Equal(t, 1.0, rep.Steps[0].Goodput, "goodput of a cut step counts the requests whose time had come and were not cancelled")
+	assert.Zero(t, rep.Steps[0].Requests.Failed, "the cancellation is not the server's failure")
 }

@@ -38,6 +38,7 @@ type Recorder struct {
 	ttftFirstHalf, ttftSecondHalf        *Histogram
 
 	sent, completed, failed, unfinished, dropped int
+	canceled                                     int // by the caller: not the server's failures
 	good                                         int
 	classes                                      map[ErrorClass]int
 	inputTokens, outputTokens                    int64
@@ -146,6 +147,9 @@ func (r *Recorder) Record(o *Outcome, at time.Time) {
 		r.unfinished++
 		r.classes[o.Class]++
 		r.recordLowerBounds(o, at)
+	case ClassCanceled:
+		r.canceled++
+		r.classes[o.Class]++
 	default:
 		r.failed++
 		r.classes[o.Class]++

@@ -69,12 +69,15 @@ func specOf(s SLO) SLOSpec {
 }
 
 // RequestCounts counts a step's requests. Scheduled = sent + dropped +
-// never sent (a cancelled step); sent = completed + failed + unfinished.
+// never sent (a cancelled step); sent = completed + failed + unfinished +
+// canceled. Failed counts the server's failures only; Canceled those the
+// caller cut off (an interrupted run).
 type RequestCounts struct {
 	Scheduled  int `json:"scheduled"`
 	Sent       int `json:"sent"`
 	Completed  int `json:"completed"`
 	Failed     int `json:"failed"`
+	Canceled   int `json:"canceled,omitempty"`
 	Unfinished int `json:"unfinished"`
 	Dropped    int `json:"dropped"`
 	Good       int `json:"good"` // completed and met every per-request limit (goodput)

@@ -181,23 +181,14 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*StepRe
 		runErr = context.Cause(ctx)
 	}
 	// A step cut short is judged on what it measured: goodput over the
-	// requests whose time had come, throughput over the time it ran.
+	// requests whose time had come and that the cut did not cancel,
+	// throughput over the time it ran.
 	window, due := p.Duration, st.Requests.Scheduled
 	if st.Partial {
 		window = min(window, max(res.End.Sub(measureFrom), 0))
-		due = st.Requests.Sent + st.Requests.Dropped
+		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
-	if window > 0 {
-		st.Tokens.OutputPerS = float64(st.Tokens.Output) / window.Seconds()
-	}
-	if due > 0 {
-		st.Goodput = float64(st.Requests.Good) / float64(due)
-	}
-	ev.expectedHitRate = p.ExpectedPrefixHitRate
-	ev.slos = p.SLOs
-	st.SLO = judgeSLOs(st, p.SLOs, p.Strict)
-	st.Hazards = findHazards(st, ev, p.Thresholds)
-	st.Verdict = verdictOf(st)
+	st.finish(due, window, &p, &ev)
 	return st, len(sched), runErr
 }
 

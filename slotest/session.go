@@ -66,7 +66,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 
 func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load.SLO, arrival load.Arrival) error {
 	cfg := s.cfg
-	if s.target.Model == "" {
+	if s.target.Model == "" || (cfg.MaxModelLen == 0 && s.target.maxModelLen == 0) {
 		if err := s.target.checkHealth(ctx); err != nil {
 			return err
 		}
@@ -75,9 +75,6 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []load
 	maxLen := cfg.MaxModelLen
 	if maxLen == 0 {
 		maxLen = s.target.maxModelLen
-	}
-	if maxLen == 0 {
-		maxLen = s.target.discoverMaxModelLen(ctx, hc)
 	}
 	if maxLen > 0 {
 		fx = fx.Clip(maxLen)

@@ -45,6 +45,9 @@ func WriteStep(w io.Writer, s *load.StepReport) {
 	fmt.Fprintf(w, "%s: %s, %.2f req/s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
 		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateTarget,
 		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
+	if s.Requests.Canceled > 0 {
+		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")
 	for _, r := range s.SLO {

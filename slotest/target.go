@@ -2,9 +2,7 @@ package slotest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -156,22 +154,29 @@ func reachURL(ctx context.Context, spec TargetSpec, raw string) (*Target, error)
 }
 
 // checkHealth asks /v1/models, which every OpenAI-compatible server has, so
-// that a wrong URL or key fails before the first step.
+// that a wrong URL or key fails before the first step. The same answer
+// names the model when none was given, and its context length (vLLM's
+// max_model_len) when the target does not know it yet.
 func (t *Target) checkHealth(ctx context.Context) error {
 	c, err := t.client(load.APICompletions, 0)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	models, err := c.Models(ctx)
+	cards, err := c.ModelCards(ctx)
 	if err != nil {
 		return fmt.Errorf("slotest: target %s does not answer GET /v1/models: %w", redactURL(t.URL), err)
 	}
 	if t.Model == "" {
-		if len(models) == 0 {
+		if len(cards) == 0 {
 			return fmt.Errorf("slotest: target %s lists no model", redactURL(t.URL))
 		}
-		t.Model = models[0]
+		t.Model = cards[0].ID
+	}
+	for _, m := range cards {
+		if m.ID == t.Model && t.maxModelLen == 0 {
+			t.maxModelLen = m.MaxModelLen
+		}
 	}
 	return nil
 }
@@ -223,37 +228,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// discoverMaxModelLen reads the context length the server reports for the
-// target's model in GET /v1/models (vLLM's max_model_len), so that a fixture
-// with longer requests is clipped rather than refused request by request.
-// It returns 0 when the server does not say.
-func (t *Target) discoverMaxModelLen(ctx context.Context, hc *http.Client) int {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/v1/models", nil)
-	if err != nil {
-		return 0
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int    `json:"max_model_len"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list) != nil {
-		return 0
-	}
-	for _, m := range list.Data {
-		if m.ID == t.Model {
-			return m.MaxModelLen
-		}
-	}
-	return 0
 }
