@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -42,11 +43,16 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	fd := drawFaults(s.Config.Faults, s.Config.Seed, n)
 	if fd.errorStatus != 0 {
-		writeError(w, fd.errorStatus, "injected fault: the server failed this request")
+		writeError(w, fd.errorStatus, s.faultMessage(r))
 		return
 	}
 	h := promptHash(req.prompt)
 	outLen, reason := outputLength(req, maxTokens, s.Config.EOSMeanTokens, s.Config.Seed, h)
+	if fd.truncate {
+		if t := s.Config.Faults.truncated(maxTokens); t < outLen {
+			outLen, reason = t, "stop"
+		}
+	}
 	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
 	st.seq = NewSeq(n, req.prompt, outLen)
 	st.seq.owner = st
@@ -64,10 +70,41 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	id := prefix + strconv.FormatUint(n, 10)
 	created := time.Now().Unix()
 	if req.stream {
-		s.writeStream(w, r, st, req, fd, newChunkFormat(chat, id, created, s.Config.servedName()), h)
+		f := newChunkFormat(chat, id, created, s.Config.servedName())
+		f.eol, f.comments = s.Config.Faults.LineEnding, s.Config.Faults.Comments
+		f.continuous, f.prompt = req.continuousUsage, len(req.prompt)
+		s.writeStream(w, r, st, req, fd, f, h)
 		return
 	}
 	s.writeWhole(w, r, st, req, fd, chat, id, created, h)
+}
+
+// faultMessage is the message of an injected error status, with the
+// request's headers when the fault echoes them.
+func (s *Server) faultMessage(r *http.Request) string {
+	msg := s.Config.Faults.ErrorMessage
+	if !s.Config.Faults.ErrorEchoHeaders {
+		return msg
+	}
+	names := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		msg += "\n" + k + ": " + strings.Join(r.Header[k], ",")
+	}
+	return msg
+}
+
+// cachedTokens is usage's prompt_tokens_details.cached_tokens, or −1 when
+// --enable-prompt-tokens-details is off. Read once the sequence produced a
+// token: the engine set it before.
+func (s *Server) cachedTokens(st *stream) int {
+	if !s.Config.EnablePromptTokensDetails {
+		return -1
+	}
+	return st.seq.CachedTokens()
 }
 
 func writeRequestError(w http.ResponseWriter, err error) {
@@ -121,79 +158,6 @@ func (s *Server) pause(r *http.Request, d time.Duration) bool {
 	}
 }
 
-// writeStream sends the tokens as SSE chunks as the engine produces them.
-// Tokens that piled up while the client was slow go out as separate chunks
-// in one write.
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, f *chunkFormat, h uint64) {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	var buf []byte
-	sent := 0
-	for {
-		produced, done := st.progress()
-		for sent < produced {
-			if fd.disconnectAfter > 0 && sent >= fd.disconnectAfter {
-				s.cut(w, rc, st, buf)
-			}
-			if fd.stallAfter > 0 && sent >= fd.stallAfter {
-				fd.stallAfter = 0
-				if _, err := w.Write(buf); err != nil {
-					return
-				}
-				buf = buf[:0]
-				if rc.Flush() != nil || !s.pause(r, s.Config.Faults.StallFor) {
-					return
-				}
-			}
-			if f.chat && sent == 0 {
-				buf = f.appendRole(buf)
-			}
-			reason := ""
-			if done && sent == produced-1 {
-				reason = st.finishReason
-			}
-			buf = f.appendToken(buf, outputText(h, sent), reason)
-			sent++
-		}
-		if done && sent == produced {
-			if fd.disconnectAfter > 0 && sent >= fd.disconnectAfter {
-				s.cut(w, rc, st, buf)
-			}
-			if req.includeUsage {
-				buf = f.appendUsage(buf, len(req.prompt), sent)
-			}
-			buf = appendDone(buf)
-			_, _ = w.Write(buf)
-			_ = rc.Flush()
-			return
-		}
-		if len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
-				return
-			}
-			buf = buf[:0]
-			if rc.Flush() != nil {
-				return
-			}
-		}
-		if !s.wait(r, st) {
-			return
-		}
-	}
-}
-
-// cut writes what is pending and drops the connection without ending the
-// response, as a crashed server or a broken network would.
-func (s *Server) cut(w http.ResponseWriter, rc *http.ResponseController, st *stream, pending []byte) {
-	_, _ = w.Write(pending)
-	_ = rc.Flush()
-	s.loop.abort(st)
-	panic(http.ErrAbortHandler)
-}
-
 // writeWhole waits for the request to finish and answers in one body.
 func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, chat bool, id string, created int64, h uint64) {
 	for {
@@ -203,14 +167,20 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 			for k := range produced {
 				text.WriteString(outputText(h, k))
 			}
-			if fd.stallAfter > 0 && !s.pause(r, s.Config.Faults.StallFor) {
+			if at := s.pacedAt(st, produced-1); !at.IsZero() && !s.pause(r, time.Until(at)) {
 				return
 			}
-			if fd.disconnectAfter > 0 {
+			if fd.stall != never && !s.pause(r, s.Config.Faults.StallFor) {
+				return
+			}
+			if fd.disconnect != never {
 				s.loop.abort(st)
 				panic(http.ErrAbortHandler)
 			}
 			usage := wireUsage{PromptTokens: len(req.prompt), CompletionTokens: produced, TotalTokens: len(req.prompt) + produced}
+			if c := s.cachedTokens(st); c >= 0 {
+				usage.PromptTokensDetails = &promptTokensDetails{CachedTokens: c}
+			}
 			if chat {
 				writeJSON(w, chatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.Config.servedName(),
 					Choices: []chatChoice{{Message: chatMsgOut{Role: "assistant", Content: text.String()}, FinishReason: st.finishReason}},
@@ -228,9 +198,14 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 }
 
 type wireUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens        int                  `json:"prompt_tokens"`
+	TotalTokens         int                  `json:"total_tokens"`
+	CompletionTokens    int                  `json:"completion_tokens"`
+	PromptTokensDetails *promptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+type promptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type completionChoice struct {

@@ -1,9 +1,6 @@
 package vllmsim
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // Defaults, chosen to look like vLLM serving an 8B model on one H100.
 const (
@@ -47,7 +44,12 @@ type Config struct {
 	// Seed makes early stops and fault draws reproducible.
 	Seed int64
 
-	Faults Faults
+	Faults Faults // see faults.go
+
+	// EnablePromptTokensDetails adds "prompt_tokens_details":
+	// {"cached_tokens": N} to the final usage
+	// (--enable-prompt-tokens-details), as vLLM does.
+	EnablePromptTokensDetails bool
 
 	Version string // GET /version
 
@@ -62,25 +64,6 @@ type Config struct {
 	// the simulator (GPU memory, parallelism, dtype, …), so that a vLLM
 	// command line runs unchanged.
 	IgnoredFlags []string
-}
-
-// Faults injects failures for reliability tests. Each draw comes from a
-// generator seeded with Config.Seed and the request's arrival number, so a
-// given sequence of requests sees the same faults on every run.
-type Faults struct {
-	ErrorRate   float64 // fraction of requests answered ErrorStatus before any token
-	ErrorStatus int     // default 500
-
-	DisconnectRate  float64 // fraction of streams whose connection is cut
-	DisconnectAfter int     // … after this many tokens (default 1)
-
-	StallRate  float64       // fraction of streams that stop sending mid-stream
-	StallAfter int           // … after this many tokens (default 1)
-	StallFor   time.Duration // … for this long
-
-	// StartupDelay keeps the server unready (503 on /health and on the
-	// API) for this long after Start.
-	StartupDelay time.Duration
 }
 
 // servedName is the model name clients must use.
@@ -107,9 +90,6 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.BlockSize, DefaultBlockSize)
 	def(&c.NumGPUBlocks, DefaultNumGPUBlocks)
 	def(&c.EOSMeanTokens, DefaultEOSMeanTokens)
-	def(&c.Faults.ErrorStatus, 500)
-	def(&c.Faults.DisconnectAfter, 1)
-	def(&c.Faults.StallAfter, 1)
 	if c.Version == "" {
 		c.Version = DefaultVersion
 	}
@@ -138,17 +118,11 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("vllmsim: the KV cache (%d blocks of %d tokens = %d tokens) is smaller than --max-model-len %d",
 			c.NumGPUBlocks, c.BlockSize, c.NumGPUBlocks*c.BlockSize, c.MaxModelLen)
 	}
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"error rate", c.Faults.ErrorRate}, {"disconnect rate", c.Faults.DisconnectRate}, {"stall rate", c.Faults.StallRate}} {
-		if r.v < 0 || r.v > 1 {
-			return c, fmt.Errorf("vllmsim: %s must be within [0, 1], got %g", r.name, r.v)
-		}
+	f, err := c.Faults.withDefaults()
+	if err != nil {
+		return c, err
 	}
-	if c.Faults.ErrorStatus < 400 || c.Faults.ErrorStatus > 599 {
-		return c, fmt.Errorf("vllmsim: fault error status must be 4xx or 5xx, got %d", c.Faults.ErrorStatus)
-	}
+	c.Faults = f
 	if c.Port < 0 || c.Port > 65535 {
 		return c, fmt.Errorf("vllmsim: --port must be within 0..65535, got %d", c.Port)
 	}

@@ -32,16 +32,23 @@ type Engine struct {
 
 // EngineStats are the engine's running totals and current gauges.
 type EngineStats struct {
-	Running, Waiting  int
-	KVUsage           float64 // 0..1
-	PrefixQueryTokens int64   // prompt tokens looked up in the prefix cache
-	PrefixHitTokens   int64   // of which found cached
-	Preemptions       int64
-	Steps             int64
-	PrefixCacheResets int64
-	ScheduledTokens   int64
-	GeneratedTokens   int64
-	FinishedSeqs      int64
+	Running, Waiting int
+	KVUsage          float64 // 0..1
+	// PrefixQueryTokens counts the tokens that new requests looked up in
+	// the prefix cache, PrefixHitTokens those found: what vLLM exports as
+	// vllm:prefix_cache_queries and _hits. A preempted request's lookup
+	// when it resumes mostly finds its own blocks again; as in vLLM, it is
+	// counted apart, in the Preempted… pair, which /metrics leaves out.
+	PrefixQueryTokens          int64
+	PrefixHitTokens            int64
+	PreemptedPrefixQueryTokens int64
+	PreemptedPrefixHitTokens   int64
+	Preemptions                int64
+	Steps                      int64
+	PrefixCacheResets          int64
+	ScheduledTokens            int64
+	GeneratedTokens            int64
+	FinishedSeqs               int64
 }
 
 // Seq is one request inside the engine.
@@ -59,6 +66,7 @@ type Seq struct {
 	blocks      []int32
 	preemptions int
 	scheduled   bool // scheduled at least once
+	cached      int  // prompt tokens found in the prefix cache at the first scheduling
 	owner       *stream
 }
 
@@ -76,6 +84,12 @@ func (s *Seq) Done() bool { return s.done }
 
 // Preemptions counts how often the sequence was preempted.
 func (s *Seq) Preemptions() int { return s.preemptions }
+
+// CachedTokens is the number of prompt tokens found in the prefix cache
+// when the sequence was first scheduled (usage's cached_tokens). It is
+// fixed then, as vLLM V1 sets num_cached_tokens once: the hits of a
+// recompute after preemption do not change it.
+func (s *Seq) CachedTokens() int { return s.cached }
 
 func (s *Seq) total() int { return len(s.prompt) + s.out }
 
@@ -199,8 +213,16 @@ func (e *Engine) Schedule() *Batch {
 			if need > e.kv.numFree-e.kv.freeAmong(s.hashes, hitBlocks) {
 				break
 			}
-			e.stats.PrefixQueryTokens += int64(s.total())
-			e.stats.PrefixHitTokens += int64(hit)
+			if s.preemptions > 0 {
+				e.stats.PreemptedPrefixQueryTokens += int64(s.total())
+				e.stats.PreemptedPrefixHitTokens += int64(hit)
+			} else {
+				e.stats.PrefixQueryTokens += int64(s.total())
+				e.stats.PrefixHitTokens += int64(hit)
+			}
+			if !s.scheduled {
+				s.cached = hit
+			}
 			s.blocks = e.kv.touch(s.blocks, s.hashes, hitBlocks)
 			s.blocks, _ = e.kv.allocate(s.blocks, need)
 			s.computed = hit

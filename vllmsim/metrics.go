@@ -87,6 +87,8 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 			func(s EngineStats) float64 { return float64(s.Waiting) }),
 		gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
 			func(s EngineStats) float64 { return s.KVUsage }),
+		// New requests only: a preempted request's lookup when it resumes
+		// is not exported, as in vLLM (see EngineStats).
 		counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.",
 			func(s EngineStats) float64 { return float64(s.PrefixQueryTokens) }),
 		counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.",
@@ -97,8 +99,10 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 			func(s EngineStats) float64 { return float64(s.GeneratedTokens) }),
 		m.promptTokens, m.success, m.ttft, m.itl, m.e2e, m.queue, m.promptHist, m.genHist,
 	)
-	for _, r := range []string{"stop", "length", "abort"} {
-		m.success.WithLabelValues(r) // expose zero series, as vLLM does
+	// Zero series, as vLLM exposes one per finish reason; "error" is a
+	// stream that failed mid-generation (Faults.ErrorEventRate).
+	for _, r := range []string{"stop", "length", "abort", "error"} {
+		m.success.WithLabelValues(r)
 	}
 	return m
 }

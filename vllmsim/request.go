@@ -17,6 +17,9 @@ type genRequest struct {
 	ignoreEOS    bool
 	stream       bool
 	includeUsage bool
+	// continuousUsage puts the usage so far on every chunk
+	// (stream_options.continuous_usage_stats, with include_usage).
+	continuousUsage bool
 }
 
 type wireRequest struct {
@@ -29,7 +32,8 @@ type wireRequest struct {
 	IgnoreEOS           bool            `json:"ignore_eos"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
-		IncludeUsage bool `json:"include_usage"`
+		IncludeUsage         bool `json:"include_usage"`
+		ContinuousUsageStats bool `json:"continuous_usage_stats"`
 	} `json:"stream_options"`
 	N *int `json:"n"`
 }
@@ -51,6 +55,7 @@ func decodeRequest(body []byte, chat bool) (genRequest, error) {
 			return r, badRequest("Stream options can only be defined when `stream=True`.")
 		}
 		r.includeUsage = w.StreamOptions.IncludeUsage
+		r.continuousUsage = r.includeUsage && w.StreamOptions.ContinuousUsageStats
 	}
 	if w.N != nil && *w.N != 1 {
 		return r, badRequest("only n=1 is supported")

@@ -10,9 +10,16 @@ import (
 // appends; token texts never need JSON escaping (see outputWords).
 type chunkFormat struct {
 	chat     bool
-	head     []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":[`
+	head     []byte // `{"id":…,"object":…,"created":…,"model":…,"choices":[`
 	tokenPre []byte // `{"index":0,"text":"` or `{"index":0,"delta":{"content":"`
 	tokenMid []byte // `","logprobs":null,"finish_reason":` or `"},"logprobs":null,"finish_reason":`
+	eol      string // SSE line ending
+	comments bool   // a ": ping" comment line before each event
+
+	// With continuous_usage_stats, every token chunk carries the usage so
+	// far; prompt is its prompt_tokens.
+	continuous bool
+	prompt     int
 }
 
 func newChunkFormat(chat bool, id string, created int64, model string) *chunkFormat {
@@ -21,8 +28,8 @@ func newChunkFormat(chat bool, id string, created int64, model string) *chunkFor
 		obj = "chat.completion.chunk"
 	}
 	m, _ := json.Marshal(model)
-	f := &chunkFormat{chat: chat}
-	f.head = append(f.head, `data: {"id":"`+id+`","object":"`+obj+`","created":`+strconv.FormatInt(created, 10)+`,"model":`...)
+	f := &chunkFormat{chat: chat, eol: "\n"}
+	f.head = append(f.head, `{"id":"`+id+`","object":"`+obj+`","created":`+strconv.FormatInt(created, 10)+`,"model":`...)
 	f.head = append(f.head, m...)
 	f.head = append(f.head, `,"choices":[`...)
 	if chat {
@@ -35,18 +42,46 @@ func newChunkFormat(chat bool, id string, created int64, model string) *chunkFor
 	return f
 }
 
-// appendRole appends the chat stream's first chunk, which names the role.
-func (f *chunkFormat) appendRole(dst []byte) []byte {
-	dst = append(dst, f.head...)
-	return append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+// open starts an event; close ends it.
+func (f *chunkFormat) open(dst []byte) []byte {
+	if f.comments {
+		dst = append(dst, ": ping"...)
+		dst = append(dst, f.eol...)
+	}
+	return append(dst, "data: "...)
 }
 
-// appendToken appends the chunk of one token; reason is empty except on the
-// last token.
-func (f *chunkFormat) appendToken(dst []byte, text, reason string) []byte {
-	dst = append(dst, f.head...)
+func (f *chunkFormat) close(dst []byte) []byte {
+	dst = append(dst, f.eol...)
+	return append(dst, f.eol...)
+}
+
+// appendRole appends the chat stream's first chunk, which names the role.
+func (f *chunkFormat) appendRole(dst []byte) []byte {
+	dst = append(f.open(dst), f.head...)
+	return f.close(append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`...))
+}
+
+// appendEarly appends a chunk that carries no token: the role alone on the
+// chat API, empty text on completions.
+func (f *chunkFormat) appendEarly(dst []byte) []byte {
+	dst = append(f.open(dst), f.head...)
+	if f.chat {
+		dst = append(dst, `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null}]}`...)
+	} else {
+		dst = append(dst, `{"index":0,"text":"","logprobs":null,"finish_reason":null,"stop_reason":null}]}`...)
+	}
+	return f.close(dst)
+}
+
+// appendEvent appends one event carrying the n tokens from, from+1, … of
+// a request whose prompt hashes to h; reason is empty except on the last.
+func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason string) []byte {
+	dst = append(f.open(dst), f.head...)
 	dst = append(dst, f.tokenPre...)
-	dst = append(dst, text...)
+	for k := from; k < from+n; k++ {
+		dst = append(dst, outputText(h, k)...)
+	}
 	dst = append(dst, f.tokenMid...)
 	if reason == "" {
 		dst = append(dst, "null"...)
@@ -58,19 +93,53 @@ func (f *chunkFormat) appendToken(dst []byte, text, reason string) []byte {
 	if !f.chat {
 		dst = append(dst, `,"stop_reason":null`...)
 	}
-	return append(dst, "}]}\n\n"...)
+	dst = append(dst, "}]"...)
+	if f.continuous {
+		dst = append(dst, `,"usage":`...)
+		dst = appendUsageObject(dst, f.prompt, from+n, -1)
+	}
+	return f.close(append(dst, '}'))
 }
 
 // appendUsage appends the include_usage chunk: no choices, only usage.
-func (f *chunkFormat) appendUsage(dst []byte, prompt, completion int) []byte {
-	dst = append(dst, f.head...)
-	dst = append(dst, `],"usage":{"prompt_tokens":`...)
+// cached < 0 leaves prompt_tokens_details out.
+func (f *chunkFormat) appendUsage(dst []byte, prompt, completion, cached int) []byte {
+	dst = append(f.open(dst), f.head...)
+	dst = append(dst, `],"usage":`...)
+	dst = appendUsageObject(dst, prompt, completion, cached)
+	return f.close(append(dst, '}'))
+}
+
+func appendUsageObject(dst []byte, prompt, completion, cached int) []byte {
+	dst = append(dst, `{"prompt_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(prompt), 10)
 	dst = append(dst, `,"total_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(prompt+completion), 10)
 	dst = append(dst, `,"completion_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(completion), 10)
-	return append(dst, "}}\n\n"...)
+	if cached >= 0 {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(cached), 10)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
 }
 
-func appendDone(dst []byte) []byte { return append(dst, "data: [DONE]\n\n"...) }
+// appendMalformed appends an event whose data is a chunk cut off mid-object,
+// as a truncating proxy would leave it: not JSON.
+func (f *chunkFormat) appendMalformed(dst []byte) []byte {
+	dst = append(f.open(dst), f.head...)
+	return f.close(append(dst, `{"index":0,`...))
+}
+
+// streamErrorData is what vLLM sends in place of the next chunk when
+// generation fails mid-stream (a GenerationError), before data: [DONE].
+const streamErrorData = `{"error":{"message":"Internal server error","type":"InternalServerError","param":null,"code":500}}`
+
+func (f *chunkFormat) appendError(dst []byte) []byte {
+	return f.close(append(f.open(dst), streamErrorData...))
+}
+
+func (f *chunkFormat) appendDone(dst []byte) []byte {
+	return f.close(append(f.open(dst), "[DONE]"...))
+}
