@@ -18,9 +18,10 @@ func init() {
 }
 
 const fixtureUsage = `usage:
-  llmslo fixture build --from FILE [--format azure|mooncake|jsonl|vllm-metrics|llmslo] [--name NAME] [--max-model-len N] -o out.json
+  llmslo fixture build --from FILE [--format azure|mooncake|jsonl|vllm-metrics|weka|bailian|burstgpt|llmslo] [--name NAME] [--max-model-len N] -o out.json
   llmslo fixture stats [--format F] [--json] FILE_OR_NAME
 fixture names: %s, fixed:IN:OUT, random:IN:OUT[:RANGE]
+a FILE may be a folder of WEKA agentic session files (one JSON file a session)
 `
 
 func fixtureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -62,7 +63,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func fixtureBuild(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llmslo fixture build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	from := fs.String("from", "", "source file: an Azure trace CSV, Mooncake JSONL, usage JSONL log, vLLM /metrics scrape or llmslo JSON")
+	from := fs.String("from", "", "source file: an Azure trace CSV, Mooncake JSONL, usage JSONL log, vLLM /metrics scrape, "+
+		"WEKA session JSON (or a folder of them), Bailian JSONL, BurstGPT CSV or llmslo JSON")
 	format := fs.String("format", "", "source format (default: detected from the content)")
 	out := fs.String("o", "", "output file ('-' for stdout)")
 	name := fs.String("name", "", "fixture name (default: the source file's name)")
@@ -195,6 +197,9 @@ func writeStatsTable(out io.Writer, fx *fixtures.Fixture) {
 		fmt.Fprintf(tw, "attribution\t%s\n", p.Attribution)
 	}
 	fmt.Fprintf(tw, "requests\t%d\n", info.Requests)
+	if p.Skipped > 0 {
+		fmt.Fprintf(tw, "skipped\t%d source rows (failed requests, API-log rows)\n", p.Skipped)
+	}
 	if info.Clipped > 0 {
 		fmt.Fprintf(tw, "clipped\t%d\n", info.Clipped)
 	}
@@ -219,6 +224,8 @@ func writeStatsTable(out io.Writer, fx *fixtures.Fixture) {
 		} else {
 			fmt.Fprintf(tw, "burstiness\tundefined (inter-arrival times without variance)\n")
 		}
+	} else if fx.Sessions != nil && !p.SessionsTimed {
+		fmt.Fprintf(tw, "arrivals\tnone: the sessions were recorded apart, with no common clock\n")
 	} else {
 		fmt.Fprintf(tw, "arrivals\tno timestamps\n")
 	}
@@ -226,6 +233,34 @@ func writeStatsTable(out io.Writer, fx *fixtures.Fixture) {
 		fmt.Fprintf(tw, "prefix hit rate\t%.1f%% expected (infinite cache, %d-token blocks)\n", 100*info.ExpectedPrefixHitRate, fx.BlockSize)
 	} else {
 		fmt.Fprintf(tw, "prefix hit rate\t%.1f%% expected (no prefix blocks recorded)\n", 100*info.ExpectedPrefixHitRate)
+	}
+	tw.Flush()
+	if info.Sessions != nil {
+		fmt.Fprintln(out)
+		writeSessionStats(out, *info.Sessions, p.ThinkIsGap, fx.Blocks != nil)
+	}
+}
+
+func writeSessionStats(out io.Writer, st fixtures.SessionStats, thinkIsGap, blocks bool) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "sessions\t%d, with %d sub-agents\n", st.Sessions, st.SubAgents)
+	fmt.Fprintf(tw, "requests\t%d\n", st.Requests)
+	d := st.TurnsPerSession
+	fmt.Fprintf(tw, "turns per session\tp50 %.0f, p95 %.0f, max %d (a session's requests, its sub-agents' included)\n", d.P50, d.P95, d.Max)
+	what := "the client's wait after the previous response"
+	if thinkIsGap {
+		what = "gaps between arrivals: the source kept no response ends"
+	}
+	if st.ThinkTurns > 0 {
+		fmt.Fprintf(tw, "think time\tp50 %.1f s, p95 %.1f s over %d turns (%s)\n", st.ThinkP50S, st.ThinkP95S, st.ThinkTurns, what)
+	} else {
+		fmt.Fprintf(tw, "think time\tnone (every session has one turn)\n")
+	}
+	if blocks {
+		fmt.Fprintf(tw, "in-session hit rate\t%.1f%% expected (blocks resent within a session and its sub-agents; per-session mean %.1f%%)\n",
+			100*st.PrefixHitRate, 100*st.MeanSessionHitRate)
+	} else {
+		fmt.Fprintf(tw, "in-session hit rate\tunknown (no prefix blocks recorded)\n")
 	}
 	tw.Flush()
 }

@@ -132,3 +132,46 @@ func TestFixtureBadInputExitsThree(t *testing.T) {
 	assert.Equal(t, exitPass, code)
 	assert.True(t, strings.Contains(stderr, "azure-code-2023"))
 }
+
+// The session figures of the WEKA sample folder (see fixtures' tests for
+// how they were checked).
+func TestFixtureStatsSessions(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "testdata", "weka")
+	code, out, errOut := runFixtureCLI(t, "stats", dir)
+	require.Equal(t, exitPass, code, errOut)
+	for _, want := range []string{
+		"(weka), 62 rows",
+		"the sessions were recorded apart",
+		"sessions             4, with 4 sub-agents",
+		"turns per session    p50 3, p95 46, max 53",
+		"think time           p50 4.0 s, p95 61.7 s over 54 turns (the client's wait after the previous response)",
+		"in-session hit rate  86.2% expected",
+		"per-session mean 68.8%",
+	} {
+		assert.Contains(t, out, want)
+	}
+
+	code, out, errOut = runFixtureCLI(t, "stats", "--json", dir)
+	require.Equal(t, exitPass, code, errOut)
+	var got struct {
+		Sessions struct {
+			Sessions      int     `json:"sessions"`
+			SubAgents     int     `json:"sub_agents"`
+			Requests      int     `json:"requests"`
+			ThinkP95S     float64 `json:"think_p95_s"`
+			PrefixHitRate float64 `json:"prefix_hit_rate"`
+		} `json:"sessions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, 4, got.Sessions.Sessions)
+	assert.Equal(t, 4, got.Sessions.SubAgents)
+	assert.Equal(t, 62, got.Sessions.Requests)
+	assert.InDelta(t, 61.7, got.Sessions.ThinkP95S, 1e-9)
+	assert.InDelta(t, 0.862, got.Sessions.PrefixHitRate, 0.0005)
+
+	code, out, _ = runFixtureCLI(t, "stats", filepath.Join("..", "..", "fixtures", "testdata", "burstgpt_small.csv"))
+	require.Equal(t, exitPass, code)
+	assert.Contains(t, out, "gaps between arrivals")
+	assert.Contains(t, out, "skipped   2 source rows")
+	assert.Contains(t, out, "in-session hit rate  unknown")
+}
