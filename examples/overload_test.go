@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
 	"github.com/llmslo/llmslo/slotest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -22,7 +23,7 @@ import (
 func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := slotest.Open(ctx, slotest.NewConfig(
+	s, err := runner.Open(ctx, slotest.NewConfig(
 		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),
 		slotest.WithFixture("fixed:512:64"),
 		slotest.WithRates(12),
@@ -41,7 +42,7 @@ func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 
 	t.Logf("closed loop: %.1f req/s, TTFT p90 %.0f ms: %s", closed.RateTarget, closed.TTFT.P90, closed.Verdict)
 	t.Logf("open loop:   %.1f req/s offered, TTFT p90 %.0f ms: %s %v", open.RateTarget, open.TTFT.P90, open.Verdict, open.Hazards)
-	assert.Equal(t, load.VerdictPass, closed.Verdict, "the closed loop hides the overload")
-	assert.Equal(t, load.VerdictFail, open.Verdict, "the open loop shows it")
+	assert.Equal(t, report.VerdictPass, closed.Verdict, "the closed loop hides the overload")
+	assert.Equal(t, report.VerdictFail, open.Verdict, "the open loop shows it")
 	assert.Less(t, closed.RateTarget, open.RateTarget, "the closed loop offered less load than users do")
 }

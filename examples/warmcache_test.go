@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
 	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -32,15 +34,15 @@ func TestWarmCacheIsCaught(t *testing.T) {
 		slotest.WithResetPrefixCache(false),
 	)
 	ctx := context.Background()
-	first, err := slotest.Measure(ctx, cfg)
+	first, err := runner.Measure(ctx, cfg)
 	require.NoError(t, err)
-	again, err := slotest.Measure(ctx, cfg)
+	again, err := runner.Measure(ctx, cfg)
 	require.NoError(t, err)
 
 	cold, warm := first.Steps[0], again.Steps[0]
-	assert.False(t, cold.HasHazard(load.HazardWarmCache))
-	assert.True(t, warm.HasHazard(load.HazardWarmCache), "the repeat run was served from the cache")
-	assert.Equal(t, load.VerdictInvalid, warm.Verdict)
+	assert.False(t, cold.HasHazard(verdict.HazardWarmCache))
+	assert.True(t, warm.HasHazard(verdict.HazardWarmCache), "the repeat run was served from the cache")
+	assert.Equal(t, report.VerdictInvalid, warm.Verdict)
 	assert.Less(t, warm.TTFT.P50, cold.TTFT.P50/2, "and it would have looked twice as fast")
 	for _, h := range warm.Hazards {
 		t.Logf("%s: %s (fix: %s)", h.Kind, h.Message, h.Fix)

@@ -4,23 +4,23 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/stretchr/testify/assert"
-
-	"github.com/llmslo/llmslo/load"
 )
 
 // AssertSLO checks an SLO expression ("ttft.p95<=500ms", "e2el.p50<=2s",
 // "error_rate<=1%") against a step, any metric at any percentile. On
 // failure it prints the step's table. It returns whether the SLO held.
-func AssertSLO(t assert.TestingT, st *load.StepReport, expr string) bool {
+func AssertSLO(t assert.TestingT, st *report.StepReport, expr string) bool {
 	if h, ok := t.(interface{ Helper() }); ok {
 		h.Helper()
 	}
-	slo, err := load.ParseSLO(expr)
+	slo, err := verdict.ParseSLO(expr)
 	if err != nil {
 		return assert.Fail(t, fmt.Sprintf("slotest: %v", err))
 	}
-	r := st.Judge(slo, false)
+	r := verdict.Check(st, slo, false)
 	if r.Pass {
 		return true
 	}
@@ -28,23 +28,23 @@ func AssertSLO(t assert.TestingT, st *load.StepReport, expr string) bool {
 }
 
 // AssertP95TTFT checks the step's p95 time to first token.
-func AssertP95TTFT(t assert.TestingT, st *load.StepReport, limit string) bool {
+func AssertP95TTFT(t assert.TestingT, st *report.StepReport, limit string) bool {
 	return AssertSLO(t, st, "ttft.p95<="+limit)
 }
 
 // AssertP99ITL checks the step's p99 inter-token latency.
-func AssertP99ITL(t assert.TestingT, st *load.StepReport, limit string) bool {
+func AssertP99ITL(t assert.TestingT, st *report.StepReport, limit string) bool {
 	return AssertSLO(t, st, "itl.p99<="+limit)
 }
 
 // AssertErrorRate checks the step's error rate, given as "1%" or "0.01".
-func AssertErrorRate(t assert.TestingT, st *load.StepReport, limit string) bool {
+func AssertErrorRate(t assert.TestingT, st *report.StepReport, limit string) bool {
 	return AssertSLO(t, st, "error_rate<="+limit)
 }
 
 // AssertGoodput checks that at least min (a fraction) of the step's
 // scheduled requests met every per-request SLO.
-func AssertGoodput(t assert.TestingT, st *load.StepReport, min float64) bool {
+func AssertGoodput(t assert.TestingT, st *report.StepReport, min float64) bool {
 	if st.Goodput >= min {
 		return true
 	}
@@ -54,7 +54,7 @@ func AssertGoodput(t assert.TestingT, st *load.StepReport, min float64) bool {
 
 // AssertValid checks that no hazard made the step's measurement
 // untrustworthy.
-func AssertValid(t assert.TestingT, st *load.StepReport) bool {
+func AssertValid(t assert.TestingT, st *report.StepReport) bool {
 	if len(st.Hazards) == 0 {
 		return true
 	}
@@ -63,15 +63,15 @@ func AssertValid(t assert.TestingT, st *load.StepReport) bool {
 
 // AssertHazard checks that a hazard of the kind fired: for tests of the
 // hazard detectors themselves, and for examples that show a trap.
-func AssertHazard(t assert.TestingT, st *load.StepReport, kind string) bool {
+func AssertHazard(t assert.TestingT, st *report.StepReport, kind string) bool {
 	if st.HasHazard(kind) {
 		return true
 	}
 	return assert.Fail(t, fmt.Sprintf("%s: expected hazard %s, got none of that kind", st.Name, kind), stepTable(st))
 }
 
-func stepTable(st *load.StepReport) string {
+func stepTable(st *report.StepReport) string {
 	var b bytes.Buffer
-	WriteStep(&b, st)
+	report.WriteStep(&b, st)
 	return b.String()
 }

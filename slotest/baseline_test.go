@@ -9,24 +9,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
 func TestCompareBaseline(t *testing.T) {
-	base := &load.Report{Steps: []load.StepReport{{Name: "rate=4", SLO: []load.SLOResult{
+	base := &report.Report{Steps: []report.StepReport{{Name: "rate=4", SLO: []report.SLOResult{
 		{Metric: "ttft", Percentile: 95, ObservedMs: 100, Samples: 300},
 		{Metric: "error_rate", Samples: 300},
 	}}}}
-	step := func(obs float64, ci *[2]float64) *load.StepReport {
-		return &load.StepReport{Name: "rate=4", SLO: []load.SLOResult{
+	step := func(obs float64, ci *[2]float64) *report.StepReport {
+		return &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{
 			{Metric: "ttft", Percentile: 95, ObservedMs: obs, CI95Ms: ci, Samples: 300},
 			{Metric: "error_rate", Samples: 300},
 		}}
 	}
 	cases := []struct {
 		name      string
-		st        *load.StepReport
+		st        *report.StepReport
 		regressed bool
 	}{
 		{"faster", step(90, &[2]float64{80, 95}), false},
@@ -37,7 +39,7 @@ func TestCompareBaseline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cs, err := CompareBaseline(base, tc.st, 0.10)
+			cs, err := verdict.CompareBaseline(base, tc.st, 0.10)
 			require.NoError(t, err)
 			require.Len(t, cs, 1, "error_rate has no baseline check")
 			assert.Equal(t, tc.regressed, cs[0].Regressed)
@@ -45,11 +47,11 @@ func TestCompareBaseline(t *testing.T) {
 		})
 	}
 
-	_, err := CompareBaseline(base, &load.StepReport{Name: "rate=8"}, 0.1)
+	_, err := verdict.CompareBaseline(base, &report.StepReport{Name: "rate=8"}, 0.1)
 	assert.ErrorContains(t, err, "no step rate=8")
-	_, err = CompareBaseline(base, &load.StepReport{Name: "rate=4", SLO: []load.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, 0.1)
+	_, err = verdict.CompareBaseline(base, &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, 0.1)
 	assert.ErrorContains(t, err, "no itl.p99")
-	_, err = LoadBaseline(filepath.Join(t.TempDir(), "missing.json"))
+	_, err = runner.LoadBaseline(filepath.Join(t.TempDir(), "missing.json"), "go test -slotest.update")
 	assert.ErrorContains(t, err, "-slotest.update")
 }
 
@@ -65,19 +67,19 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 		t.Setenv(EnvUpdateBaselines, "1")
 		Run(t, opts("instant", WithBaseline(path, 0))...)
 	})
-	base, err := LoadBaseline(path)
+	base, err := runner.LoadBaseline(path, "")
 	require.NoError(t, err)
 	require.Len(t, base.Steps, 1)
 
 	// The modelled H100 is far slower than instant: a regression, and the
 	// step fails although its SLO holds.
-	rep, err := Measure(context.Background(), NewConfig(opts("h100-llama3-8b", WithBaseline(path, 0.5))...))
+	rep, err := runner.Measure(context.Background(), NewConfig(opts("h100-llama3-8b", WithBaseline(path, 0.5))...))
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.True(t, st.SLO[0].Pass)
 	require.Len(t, st.Baseline, 1)
 	assert.True(t, st.Baseline[0].Regressed, "%+v", st.Baseline[0])
-	assert.Equal(t, load.VerdictFail, st.Verdict)
+	assert.Equal(t, report.VerdictFail, st.Verdict)
 	var rec recordingTB
 	CheckStep(&rec, &st)
 	require.Len(t, rec.errors, 1)
@@ -85,8 +87,8 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 	assert.Contains(t, rec.errors[0], "REGRESSED")
 
 	// The same server against itself, with room for timing noise: no regression.
-	rep, err = Measure(context.Background(), NewConfig(opts("instant", WithBaseline(path, 5))...))
+	rep, err = runner.Measure(context.Background(), NewConfig(opts("instant", WithBaseline(path, 5))...))
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].Baseline[0].Regressed, "%+v", rep.Steps[0].Baseline[0])
-	assert.Equal(t, load.VerdictPass, rep.Steps[0].Verdict)
+	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
 }

@@ -1,89 +1,26 @@
 package slotest
 
 import (
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/workload"
+	"github.com/testcontainers/testcontainers-go"
 )
 
-// Defaults of a Config, each overridden by an Option.
-const (
-	DefaultFixture  = "azure-conv-2023"
-	DefaultDuration = 60 * time.Second
-	DefaultWarmup   = 10 * time.Second
-	DefaultSeed     = 1
-	// ShortDivisor shortens steps and warm-ups under go test -short.
-	ShortDivisor = 4
-)
+// Config is everything a measurement needs (runner.Config). NewConfig fills
+// the defaults; Options change them.
+type Config = runner.Config
 
-// DefaultRates are the rate steps when none are given: a moderate rate and
-// twice it. At the default 60 s each gives the 200 requests a p95 needs.
-var DefaultRates = []float64{4, 8}
-
-// DefaultSLOs are the SLOs when none are given.
-var DefaultSLOs = []string{"ttft.p95<=500ms", "itl.p99<=50ms", "error_rate<=1%"}
-
-// Config is everything a measurement needs. NewConfig fills the defaults;
-// Options change them.
-type Config struct {
-	Target   TargetSpec
-	Fixture  string // a fixture name (fixtures.Names) or a path
-	Rates    []float64
-	Arrival  string // poisson, constant, gamma:B, trace[:SPEED], ramp:FROM
-	Duration time.Duration
-	Warmup   time.Duration
-	Seed     int64
-	API      load.API
-	SLOs     []string
-	// Strict passes a latency SLO only when the upper end of its 95%
-	// interval is within the limit.
-	Strict      bool
-	MaxInFlight int
-	// DrainTimeout bounds the wait for in-flight requests after a step's
-	// last send; zero means the larger of 30s and the step's duration.
-	DrainTimeout time.Duration
-	// Salt puts a per-run nonce in every prompt so nothing is served from
-	// a previous run's cache; ResetPrefixCache resets the server's prefix
-	// cache before each step where it allows. Both default to true; with
-	// both off, re-runs send identical prompts to a warm cache.
-	Salt             bool
-	ResetPrefixCache bool
-	Thresholds       load.Thresholds
-	// MaxModelLen clips requests that would not fit (input + output), and
-	// the report counts them; zero means the max_model_len the server
-	// reports in GET /v1/models, as vLLM does, and no clipping when it
-	// reports none.
-	MaxModelLen int
-	// ReportDir, when set, receives report.json and report.html.
-	ReportDir string
-	// Baseline, when set, is a recorded report each step is compared with
-	// (see WithBaseline); BaselineTolerance is the slowdown allowed.
-	Baseline          string
-	BaselineTolerance float64
-	// Progress gets a line per second during a step; nil means none.
-	Progress io.Writer
-}
+// ShortDivisor shortens steps and warm-ups under go test -short.
+const ShortDivisor = 4
 
 // NewConfig returns the defaults with opts applied in order.
 func NewConfig(opts ...Option) Config {
-	c := Config{
-		Fixture:          DefaultFixture,
-		Rates:            append([]float64(nil), DefaultRates...),
-		Arrival:          "poisson",
-		Duration:         DefaultDuration,
-		Warmup:           DefaultWarmup,
-		Seed:             DefaultSeed,
-		API:              load.APICompletions,
-		SLOs:             append([]string(nil), DefaultSLOs...),
-		Salt:             true,
-		ResetPrefixCache: true,
-		Thresholds:       load.DefaultThresholds(),
-	}
+	c := runner.DefaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
@@ -130,7 +67,7 @@ func WithWarmup(d time.Duration) Option { return func(c *Config) { c.Warmup = d 
 func WithSeed(seed int64) Option { return func(c *Config) { c.Seed = seed } }
 
 // WithAPI chooses the completions (default) or the chat API.
-func WithAPI(api load.API) Option { return func(c *Config) { c.API = api } }
+func WithAPI(api workload.API) Option { return func(c *Config) { c.API = api } }
 
 // WithSLO replaces the default SLOs with the given expressions, such as
 // "ttft.p95<=500ms" or "error_rate<=1%".
@@ -153,7 +90,7 @@ func WithSalt(on bool) Option { return func(c *Config) { c.Salt = on } }
 func WithResetPrefixCache(on bool) Option { return func(c *Config) { c.ResetPrefixCache = on } }
 
 // WithThresholds adjusts the hazard thresholds.
-func WithThresholds(f func(*load.Thresholds)) Option { return func(c *Config) { f(&c.Thresholds) } }
+func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *Config) { f(&c.Thresholds) } }
 
 // WithReportDir writes report.json (and report.html) into dir.
 func WithReportDir(dir string) Option { return func(c *Config) { c.ReportDir = dir } }
@@ -166,18 +103,3 @@ func WithMaxModelLen(n int) Option { return func(c *Config) { c.MaxModelLen = n 
 
 // WithDrainTimeout bounds the wait for in-flight requests after each step.
 func WithDrainTimeout(d time.Duration) Option { return func(c *Config) { c.DrainTimeout = d } }
-
-func (c *Config) validate() error {
-	if c.Duration <= 0 {
-		return fmt.Errorf("slotest: step duration %v must be positive", c.Duration)
-	}
-	if c.Warmup < 0 {
-		return fmt.Errorf("slotest: warm-up %v must not be negative", c.Warmup)
-	}
-	for _, r := range c.Rates {
-		if r <= 0 {
-			return fmt.Errorf("slotest: rate %g must be positive", r)
-		}
-	}
-	return nil
-}

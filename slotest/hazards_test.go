@@ -16,20 +16,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
-// clientQuiet leaves out the client-side timing signals, which measure the
-// shared test machine rather than the situation a test builds; the client
-// hazard has tests of its own in package load.
-func clientQuiet(th *load.Thresholds) {
-	th.MaxSendLagP99, th.MaxSchedLatencyP99, th.MinAchievedRatio = 0, 0, 0
+// clientQuiet turns client_saturation off: it measures the shared test
+// machine rather than the situation a test builds, and has tests of its own
+// in package runner.
+func clientQuiet(th *verdict.Thresholds) {
+	th.Off = append(th.Off, verdict.HazardClientSaturation)
 }
 
-func measure(t *testing.T, opts ...Option) *load.StepReport {
+func measure(t *testing.T, opts ...Option) *report.StepReport {
 	t.Helper()
-	rep, err := Measure(context.Background(), NewConfig(opts...))
+	rep, err := runner.Measure(context.Background(), NewConfig(opts...))
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 1)
 	return &rep.Steps[0]
@@ -43,28 +45,28 @@ func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
 
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{})
-	run := func(salt, reset bool) *load.StepReport {
+	run := func(salt, reset bool) *report.StepReport {
 		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(10),
 			WithDuration(2*time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),
 			WithSalt(salt), WithResetPrefixCache(reset), WithThresholds(clientQuiet))
 	}
 	first := run(false, false)
-	assert.False(t, first.HasHazard(load.HazardWarmCache), "a cold server: %+v", first.Hazards)
+	assert.False(t, first.HasHazard(verdict.HazardWarmCache), "a cold server: %+v", first.Hazards)
 	require.NotNil(t, first.Server.PrefixCacheHitRate)
 
 	second := run(false, false) // identical prompts to a warm cache
-	require.True(t, second.HasHazard(load.HazardWarmCache), "%+v", second.Hazards)
+	require.True(t, second.HasHazard(verdict.HazardWarmCache), "%+v", second.Hazards)
 	assert.Greater(t, *second.Server.PrefixCacheHitRate, 0.9)
-	assert.Equal(t, load.VerdictInvalid, second.Verdict)
+	assert.Equal(t, report.VerdictInvalid, second.Verdict)
 	assert.False(t, second.Server.PrefixCacheReset)
 
 	// Either guard alone keeps the measurement honest.
 	salted := run(true, false)
-	assert.False(t, salted.HasHazard(load.HazardWarmCache), "salted: %+v", salted.Hazards)
+	assert.False(t, salted.HasHazard(verdict.HazardWarmCache), "salted: %+v", salted.Hazards)
 	reset := run(false, true)
 	assert.True(t, reset.Server.PrefixCacheReset)
-	assert.False(t, reset.HasHazard(load.HazardWarmCache), "reset: %+v", reset.Hazards)
-	assert.Equal(t, load.VerdictPass, reset.Verdict)
+	assert.False(t, reset.HasHazard(verdict.HazardWarmCache), "reset: %+v", reset.Hazards)
+	assert.Equal(t, report.VerdictPass, reset.Verdict)
 }
 
 func TestNotSteadyFiresWhenTheQueueKeepsGrowing(t *testing.T) {
@@ -74,13 +76,13 @@ func TestNotSteadyFiresWhenTheQueueKeepsGrowing(t *testing.T) {
 	sim := vllmsim.Config{MaxNumSeqs: 2}
 	st := measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(8), WithArrival("constant"),
 		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
-	require.True(t, st.HasHazard(load.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
+	require.True(t, st.HasHazard(verdict.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
 	assert.Greater(t, st.Server.WaitingSlopePerS, 0.5)
 
 	// Below capacity the same server is steady.
 	st = measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(1), WithArrival("constant"),
 		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
-	assert.False(t, st.HasHazard(load.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
+	assert.False(t, st.HasHazard(verdict.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
 }
 
 func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
@@ -88,13 +90,13 @@ func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
 		WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithThresholds(clientQuiet)}
 	st := measure(t, append(opts, WithSLO("ttft.p99<=10s"))...)
 	assert.Equal(t, 50, st.Requests.Completed)
-	require.True(t, st.HasHazard(load.HazardTooFewSamples), "%+v", st.Hazards)
+	require.True(t, st.HasHazard(verdict.HazardTooFewSamples), "%+v", st.Hazards)
 	assert.Contains(t, st.Hazards[0].Message, "ttft.p99")
 	assert.Contains(t, st.Hazards[0].Fix, "1000 requests")
 
 	st = measure(t, append(opts, WithSLO("ttft.p50<=10s"))...)
 	assert.Empty(t, st.Hazards)
-	assert.Equal(t, load.VerdictPass, st.Verdict)
+	assert.Equal(t, report.VerdictPass, st.Verdict)
 }
 
 // truncatingProxy stands in front of a server and halves every request's
@@ -132,11 +134,11 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 	opts := []Option{WithFixture("fixed:64:32"), WithRates(20), WithDuration(time.Second), WithWarmup(0),
 		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)}
 	st := measure(t, append(opts, WithTarget(truncatingProxy(t, srv.URL)))...)
-	require.True(t, st.HasHazard(load.HazardLengthMismatch), "%+v", st.Hazards)
+	require.True(t, st.HasHazard(verdict.HazardLengthMismatch), "%+v", st.Hazards)
 	assert.Equal(t, st.Requests.Completed, st.LengthMismatches)
 	assert.Equal(t, int64(16*st.Requests.Completed), st.Tokens.Output)
 
 	st = measure(t, append(opts, WithTarget(srv.URL))...)
-	assert.False(t, st.HasHazard(load.HazardLengthMismatch), "%+v", st.Hazards)
+	assert.False(t, st.HasHazard(verdict.HazardLengthMismatch), "%+v", st.Hazards)
 	assert.Zero(t, st.LengthMismatches)
 }

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/verdict"
 )
 
 // Run measures the target at each of the config's rates, each step a
@@ -26,10 +28,10 @@ import (
 // test's deadline, or the test fails before it starts when they
 // cannot fit. The report goes to t.ArtifactDir() under -artifacts, or to
 // SLOTEST_REPORT_DIR; a cancelled run still writes it, marked partial.
-func Run(t *testing.T, opts ...Option) *load.Report {
+func Run(t *testing.T, opts ...Option) *report.Report {
 	t.Helper()
 	cfg := NewConfig(opts...)
-	if env := os.Getenv(EnvTarget); env != "" {
+	if env := os.Getenv(runner.EnvTarget); env != "" {
 		cfg.Target.Target = env
 	}
 	if testing.Short() {
@@ -38,12 +40,14 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 	if err := fitDeadline(t, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(t.Context(), cfg)
+	cfg.UpdateBaseline = Updating()
+	cfg.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
+	s, err := runner.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.fixture.Clipped; n > 0 {
-		t.Logf("slotest: %d of %d fixture requests clipped to fit the server's context length", n, s.fixture.Len())
+	if fx := s.Report().Fixture; fx != nil && fx.Clipped > 0 {
+		t.Logf("slotest: %d of %d fixture requests clipped to fit the server's context length", fx.Clipped, fx.Requests)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
@@ -52,11 +56,17 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 	})
 	dir := reportDir(t, cfg)
 	t.Cleanup(func() { writeReports(t, s, dir) })
-	if cfg.Baseline != "" && Updating() {
-		t.Cleanup(func() { recordBaseline(t, s.Report(), cfg.Baseline) })
+	if cfg.Baseline != "" && cfg.UpdateBaseline {
+		t.Cleanup(func() {
+			if err := runner.RecordBaseline(s.Report(), cfg.Baseline); err != nil {
+				t.Errorf("slotest: %v", err)
+				return
+			}
+			t.Logf("slotest: baseline recorded in %s", cfg.Baseline)
+		})
 	}
 	for _, rate := range s.Steps() {
-		t.Run(load.StepName(s.plan.Arrival, rate), func(t *testing.T) {
+		t.Run(runner.StepName(s.Plan().Arrival, rate), func(t *testing.T) {
 			st, err := s.Step(t.Context(), rate, 0, -1)
 			if st == nil {
 				t.Fatalf("slotest: step did not run: %v", err)
@@ -72,14 +82,14 @@ func Run(t *testing.T, opts ...Option) *load.Report {
 
 // CheckStep logs a step's table and fails t when the step is not a pass: a
 // hazard and an SLO violation give different messages.
-func CheckStep(t testing.TB, st *load.StepReport) {
+func CheckStep(t testing.TB, st *report.StepReport) {
 	t.Helper()
 	var buf bytes.Buffer
-	WriteStep(&buf, st)
+	report.WriteStep(&buf, st)
 	switch st.Verdict {
-	case load.VerdictPass:
+	case report.VerdictPass:
 		t.Log("\n" + buf.String())
-	case load.VerdictInvalid:
+	case report.VerdictInvalid:
 		var kinds []string
 		for _, h := range st.Hazards {
 			kinds = append(kinds, h.Kind)
@@ -96,14 +106,14 @@ func CheckStep(t testing.TB, st *load.StepReport) {
 		if len(failed) > 0 {
 			t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
 		}
-		if regs := regressions(st.Baseline); len(regs) > 0 {
+		if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
 			t.Errorf("%s: slower than its baseline: %s:\n%s", st.Name, strings.Join(regs, "; "), buf.String())
 		}
 	}
 }
 
-func sloName(r load.SLOResult) string {
-	if r.Metric == string(load.MetricErrorRate) {
+func sloName(r report.SLOResult) string {
+	if r.Metric == string(report.MetricErrorRate) {
 		return fmt.Sprintf("error_rate %.2f%% > %.2f%%", 100*r.Observed, 100*r.MaxRate)
 	}
 	return fmt.Sprintf("%s.p%g %.1f ms > %g ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs)
@@ -126,14 +136,15 @@ func shorten(cfg *Config) {
 // with 10% to spare for Poisson arrivals. ITL has many samples per request
 // and is left out.
 func minStepDuration(cfg *Config) time.Duration {
-	slos, err := load.ParseSLOs(cfg.SLOs)
-	if err != nil || len(cfg.Rates) == 0 || cfg.Thresholds.MinTailSamples <= 0 {
+	slos, err := verdict.ParseSLOs(cfg.SLOs)
+	th := cfg.Thresholds.Resolved()
+	if err != nil || len(cfg.Rates) == 0 || th.IsOff(verdict.HazardTooFewSamples) {
 		return 0
 	}
 	need := 0.0
 	for _, s := range slos {
-		if s.Metric != load.MetricErrorRate && s.Metric != load.MetricITL {
-			need = max(need, cfg.Thresholds.MinTailSamples/(1-s.Percentile/100))
+		if s.Metric != report.MetricErrorRate && s.Metric != report.MetricITL {
+			need = max(need, th.MinTailSamples/(1-s.Percentile/100))
 		}
 	}
 	rate := slices.Min(cfg.Rates)
@@ -160,10 +171,7 @@ func fitDeadline(t *testing.T, cfg *Config) error {
 func fitBudget(left time.Duration, cfg *Config) (shortened bool, err error) {
 	steps := max(len(cfg.Rates), 1)
 	budget := time.Duration(float64(left)*0.8) - 10*time.Second
-	drain := cfg.DrainTimeout
-	if drain == 0 {
-		drain = max(30*time.Second, cfg.Duration)
-	}
+	drain := cfg.DrainBound()
 	per := cfg.Warmup + cfg.Duration + drain
 	if per*time.Duration(steps) <= budget {
 		return false, nil
@@ -197,32 +205,15 @@ func reportDir(t *testing.T, cfg Config) string {
 
 // writeReports writes the report (whole, or partial after a cancel) and
 // the CI step summary.
-func writeReports(t *testing.T, s *Session, dir string) {
+func writeReports(t *testing.T, s *runner.Session, dir string) {
 	if dir != "" {
-		if path, err := s.WriteReport(dir); err != nil {
+		if path, err := runner.WriteReport(s.Report(), dir); err != nil {
 			t.Errorf("slotest: %v", err)
 		} else {
 			t.Logf("slotest: report written to %s", path)
 		}
 	}
-	if err := AppendStepSummary(os.Getenv(EnvStepSummary), t.Name(), s.Report()); err != nil {
-		t.Errorf("slotest: %s: %v", EnvStepSummary, err)
-	}
-}
-
-// recordBaseline writes the run's report as the baseline, refusing one
-// that cannot be trusted or was cut short.
-func recordBaseline(t *testing.T, r *load.Report, path string) {
-	switch {
-	case r.Partial:
-		t.Errorf("slotest: not recording a baseline from a run cut short (%s)", r.Reason)
-	case r.Verdict == load.VerdictInvalid:
-		t.Errorf("slotest: not recording a baseline from a measurement that cannot be trusted; see the hazards above")
-	default:
-		if err := r.WriteJSON(path); err != nil {
-			t.Errorf("slotest: record baseline: %v", err)
-			return
-		}
-		t.Logf("slotest: baseline recorded in %s", path)
+	if err := report.AppendStepSummary(os.Getenv(report.EnvStepSummary), t.Name(), s.Report()); err != nil {
+		t.Errorf("slotest: %s: %v", report.EnvStepSummary, err)
 	}
 }

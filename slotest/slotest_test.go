@@ -13,9 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/fixtures"
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/stats"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/workload"
 )
 
 // recordingTB captures what CheckStep reports, so that a failing step can
@@ -64,11 +67,11 @@ func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
 func TestStrictModeNeedsAConclusiveInterval(t *testing.T) {
 	// 20 requests cannot bound a p95: it passes on the point estimate and
 	// fails in strict mode, which says how many requests it needs.
-	st := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))...)
-	assert.Equal(t, load.VerdictPass, st.Verdict)
-	strict := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithStrict(), WithThresholds(func(th *load.Thresholds) { th.MinTailSamples = 0 }))...)
-	assert.Equal(t, load.VerdictFail, strict.Verdict)
-	assert.Equal(t, load.MinSamplesForCI(95, 0.95), strict.SLO[0].NeededSamples)
+	st := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))...)
+	assert.Equal(t, report.VerdictPass, st.Verdict)
+	strict := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithStrict(), WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))...)
+	assert.Equal(t, report.VerdictFail, strict.Verdict)
+	assert.Equal(t, stats.MinSamplesForCI(95, 0.95), strict.SLO[0].NeededSamples)
 	assert.Contains(t, stepTable(strict), "a 95% interval at p95 needs 72 or more")
 }
 
@@ -77,8 +80,8 @@ func TestRunGatesEachRateAsASubtest(t *testing.T) {
 	require.Len(t, rep.Steps, 2)
 	assert.Equal(t, "rate=25", rep.Steps[0].Name)
 	assert.Equal(t, "rate=40", rep.Steps[1].Name)
-	assert.Equal(t, load.VerdictPass, rep.Verdict)
-	assert.Equal(t, TargetSim, rep.Target.Kind)
+	assert.Equal(t, report.VerdictPass, rep.Verdict)
+	assert.Equal(t, runner.TargetSim, rep.Target.Kind)
 }
 
 func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
@@ -86,13 +89,13 @@ func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	cfg := NewConfig(instantSim(WithRates(20, 40), WithDuration(time.Second), WithReportDir(dir), WithSLO("ttft.p50<=10s"))...)
-	rep, err := Measure(ctx, cfg)
+	rep, err := runner.Measure(ctx, cfg)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NotNil(t, rep)
 	assert.True(t, rep.Partial)
 	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
-	var onDisk load.Report
+	var onDisk report.Report
 	require.NoError(t, json.Unmarshal(b, &onDisk))
 	assert.True(t, onDisk.Partial)
 	require.Len(t, onDisk.Steps, 2, "the finished step and the cut one are both kept")
@@ -126,26 +129,26 @@ func TestFitBudget(t *testing.T) {
 }
 
 func TestTargetErrors(t *testing.T) {
-	_, err := StartTarget(context.Background(), TargetSpec{Target: "nonsense"})
+	_, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: "nonsense"})
 	assert.ErrorContains(t, err, `unknown target "nonsense"`)
 
-	_, err = StartTarget(context.Background(), TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
+	_, err = runner.StartTarget(context.Background(), runner.TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "does not answer GET /v1/models")
 	assert.NotContains(t, err.Error(), "sk-secret-value")
 
-	t.Setenv(EnvModel, "")
-	_, err = StartTarget(context.Background(), TargetSpec{Target: TargetVLLM})
+	t.Setenv(runner.EnvModel, "")
+	_, err = runner.StartTarget(context.Background(), runner.TargetSpec{Target: runner.TargetVLLM})
 	assert.ErrorContains(t, err, "needs a model")
 }
 
 func TestURLTargetReportsNoSecret(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
-	_, err := StartTarget(context.Background(), TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
+	_, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "pw")
 
-	tg, err := StartTarget(context.Background(), TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
+	tg, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
 	require.NoError(t, err)
 	defer tg.Close()
 	assert.Equal(t, "served", tg.Model, "the first model the server lists")
@@ -173,7 +176,7 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 
 func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
-	rep, err := Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
+	rep, err := runner.Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
 		WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s", "error_rate<=0%"),
 		WithThresholds(clientQuiet)))
 	require.NoError(t, err)
@@ -181,11 +184,10 @@ func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)
 	assert.Equal(t, int64(20*(2048-100)), st.Tokens.Input, "the prompt is cut to fit max_model_len from GET /v1/models")
 	assert.Equal(t, int64(20*100), st.Tokens.Output)
-	info, ok := rep.Fixture.(fixtures.Info)
-	require.True(t, ok)
-	assert.Equal(t, 1, info.Clipped, "the report says the fixture was clipped")
+	require.NotNil(t, rep.Fixture)
+	assert.Equal(t, 1, rep.Fixture.Clipped, "the report says the fixture was clipped")
 	var b strings.Builder
-	WriteSummary(&b, rep)
+	report.WriteSummary(&b, rep)
 	assert.Contains(t, b.String(), "note: 1 of 1 fixture requests were clipped")
 }
 
@@ -193,39 +195,14 @@ func TestChatPromptsAreExactThroughTokenize(t *testing.T) {
 	// The chat API carries text, so prompt lengths are made exact through
 	// the server's /tokenize, chat template included; usage must then
 	// report exactly what the fixture asked for.
-	rep, err := Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(load.APIChat),
+	rep, err := runner.Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(workload.APIChat),
 		WithFixture("random:300:16:0.5"), WithRates(20), WithArrival("constant"), WithDuration(time.Second), WithWarmup(0),
 		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)))
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)
 	assert.Zero(t, st.LengthMismatches, "usage matches the asked lengths")
-	assert.False(t, st.HasHazard(load.HazardLengthMismatch))
+	assert.False(t, st.HasHazard(verdict.HazardLengthMismatch))
 	assert.Zero(t, st.Tokens.UsageMissing)
 	assert.InDelta(t, 20*300, st.Tokens.Input, 20*300*0.5, "lengths drawn within ±50% of 300")
-}
-
-func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
-	// Five rows 100 ms apart, each with its own prompt length: a replay
-	// must send row k at arrival k in every step, not only the first.
-	path := filepath.Join(t.TempDir(), "trace.csv")
-	rows := "TIMESTAMP,ContextTokens,GeneratedTokens\n" +
-		"2023-11-16 18:00:00.0000000,10,2\n2023-11-16 18:00:00.1000000,20,2\n2023-11-16 18:00:00.2000000,30,2\n" +
-		"2023-11-16 18:00:00.3000000,40,2\n2023-11-16 18:00:00.4000000,50,2"
-	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
-	ctx := context.Background()
-	s, err := Open(ctx, NewConfig(instantSim(WithFixture(path), WithArrival("trace"), WithDuration(700*time.Millisecond),
-		WithSLO("ttft.p50<=10s"))...))
-	require.NoError(t, err)
-	defer s.Close()
-
-	// 14 arrivals a step (20 req/s for 0.7 s): rows 0-4, 0-4, 0-3.
-	first, err := s.Step(ctx, 20, 0, -1)
-	require.NoError(t, err)
-	second, err := s.Step(ctx, 20, 0, -1)
-	require.NoError(t, err)
-	want := int64(2*(10+20+30+40+50) + 10 + 20 + 30 + 40)
-	assert.Equal(t, want, first.Tokens.Input)
-	assert.Equal(t, want, second.Tokens.Input, "the second step starts at row 0 again, with its arrivals")
-	assert.Equal(t, 29, s.next, "indices 15-28: a fresh row-0 index, so prompts never repeat")
 }

@@ -11,7 +11,8 @@ import (
 
 	"github.com/llmslo/llmslo/containers/vllm"
 	"github.com/llmslo/llmslo/internal/dockergate"
-	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
 )
 
 // TestVLLMTargetThroughTheSimulatorImage is the container target end to
@@ -27,18 +28,18 @@ func TestVLLMTargetThroughTheSimulatorImage(t *testing.T) {
 	img, err := vllm.BuildSimImage(ctx, root, "llmslo/vllm-sim:slotest", nil)
 	require.NoError(t, err)
 
-	t.Setenv(EnvTarget, TargetVLLM)
-	t.Setenv(EnvVLLMImage, img)
-	t.Setenv(EnvModel, "meta-llama/Llama-3.1-8B-Instruct")
+	t.Setenv(runner.EnvTarget, runner.TargetVLLM)
+	t.Setenv(runner.EnvVLLMImage, img)
+	t.Setenv(runner.EnvModel, "meta-llama/Llama-3.1-8B-Instruct")
 	rep := Run(t, WithFixture("fixed:256:16"), WithRates(20), WithArrival("constant"), WithDuration(2*time.Second),
 		WithWarmup(0), WithSLO("ttft.p50<=1s", "itl.p90<=1s", "error_rate<=0%"), WithThresholds(clientQuiet),
 		WithVLLMOptions(vllm.WithVLLMArgs("--max-num-seqs", "64", "--block-size", "16"), vllm.WithStartupTimeout(2*time.Minute)))
 
-	assert.Equal(t, TargetVLLM, rep.Target.Kind)
+	assert.Equal(t, runner.TargetVLLM, rep.Target.Kind)
 	assert.Equal(t, "meta-llama/Llama-3.1-8B-Instruct", rep.Target.Model)
 	require.Len(t, rep.Steps, 1)
 	st := rep.Steps[0]
-	assert.Equal(t, load.VerdictPass, st.Verdict)
+	assert.Equal(t, report.VerdictPass, st.Verdict)
 	assert.Equal(t, 40, st.Requests.Completed)
 	assert.True(t, st.Server.MetricsAvailable, "/metrics scraped from the container")
 	assert.True(t, st.Server.PrefixCacheReset, "dev mode lets the cache be reset")

@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmslo/llmslo/load"
-	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/workload"
 )
 
 func init() {
@@ -40,7 +43,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.target, "target", "sim", "sim, vllm, or the URL of an OpenAI-compatible server (API key from LLMSLO_API_KEY or OPENAI_API_KEY)")
-	fs.StringVar(&f.fixture, "fixture", slotest.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
+	fs.StringVar(&f.fixture, "fixture", runner.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
 	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "poisson, constant, gamma:B, trace[:SPEED], ramp:FROM")
 	fs.StringVar(&f.api, "api", "completions", "completions or chat")
@@ -48,12 +51,12 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
 	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
-	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", slotest.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
+	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", runner.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
 	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
-	fs.DurationVar(&f.duration, "duration", slotest.DefaultDuration, "measured duration of each step")
-	fs.DurationVar(&f.warmup, "warmup", slotest.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
+	fs.DurationVar(&f.duration, "duration", runner.DefaultDuration, "measured duration of each step")
+	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
-	fs.Int64Var(&f.seed, "seed", slotest.DefaultSeed, "seed for sampling and arrivals")
+	fs.Int64Var(&f.seed, "seed", runner.DefaultSeed, "seed for sampling and arrivals")
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "clip requests to this many tokens of prompt and output (default: the max_model_len GET /v1/models reports)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
@@ -64,67 +67,64 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 }
 
-// config turns the flags into a slotest.Config.
-func (f *runFlags) config(stderr io.Writer) (slotest.Config, error) {
-	opts := []slotest.Option{
-		slotest.WithTarget(f.target), slotest.WithFixture(f.fixture), slotest.WithArrival(f.arrival),
-		slotest.WithDuration(f.duration), slotest.WithWarmup(f.warmup), slotest.WithSeed(f.seed),
-		slotest.WithMaxInFlight(f.maxInFlight), slotest.WithSalt(f.salt), slotest.WithResetPrefixCache(f.reset),
-		slotest.WithModel(f.model), slotest.WithDrainTimeout(f.drain), slotest.WithMaxModelLen(f.maxModelLen),
-	}
+// config turns the flags into a runner.Config. Only the flags count: no
+// environment variable of the go test face changes what the command does.
+func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
+	c := runner.DefaultConfig()
+	c.Target.Target, c.Target.Model = f.target, f.model
+	c.Fixture, c.Arrival = f.fixture, f.arrival
+	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
+	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
+	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	switch f.api {
 	case "completions":
-		opts = append(opts, slotest.WithAPI(load.APICompletions))
+		c.API = workload.APICompletions
 	case "chat":
-		opts = append(opts, slotest.WithAPI(load.APIChat))
+		c.API = workload.APIChat
 	default:
-		return slotest.Config{}, fmt.Errorf("--api %q: want completions or chat", f.api)
+		return c, fmt.Errorf("--api %q: want completions or chat", f.api)
 	}
 	if len(f.slos) > 0 {
-		opts = append(opts, slotest.WithSLO(f.slos...))
-	}
-	if f.strict {
-		opts = append(opts, slotest.WithStrict())
+		c.SLOs = append([]string(nil), f.slos...)
 	}
 	if !f.quiet {
-		opts = append(opts, slotest.WithProgress(stderr))
+		c.Progress = stderr
 	}
 	switch {
 	case f.updateBaseline && f.baseline == "":
-		return slotest.Config{}, errors.New("--update-baseline needs --baseline FILE")
-	case f.baseline != "" && !f.updateBaseline:
-		if f.baselineTolerance <= 0 {
-			return slotest.Config{}, errors.New("--baseline-tolerance must be positive")
-		}
-		opts = append(opts, slotest.WithBaseline(f.baseline, f.baselineTolerance))
+		return c, errors.New("--update-baseline needs --baseline FILE")
+	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
+		return c, errors.New("--baseline-tolerance must be positive")
 	}
+	c.Baseline, c.BaselineTolerance, c.UpdateBaseline = f.baseline, f.baselineTolerance, f.updateBaseline
+	c.BaselineHint = "llmslo run --update-baseline"
 	if f.simArgs != "" {
 		sim, err := vllmsim.ParseServeArgs(strings.Fields(f.simArgs))
 		if err != nil {
-			return slotest.Config{}, fmt.Errorf("--sim-args: %w", err)
+			return c, fmt.Errorf("--sim-args: %w", err)
 		}
-		opts = append(opts, slotest.WithSim(sim))
+		c.Target.Sim = sim
 	}
-	arr, err := load.ParseArrival(f.arrival)
+	arr, err := arrival.ParseArrival(f.arrival)
 	if err != nil {
-		return slotest.Config{}, fmt.Errorf("--arrival: %w", err)
+		return c, fmt.Errorf("--arrival: %w", err)
 	}
 	rates, err := parseRates(f.rates)
 	if err != nil {
-		return slotest.Config{}, err
+		return c, err
 	}
-	replay := arr.Kind == load.ArrivalTrace && arr.Speed > 0
+	replay := arr.Kind == arrival.ArrivalTrace && arr.Speed > 0
 	switch {
 	case replay && len(rates) > 0:
-		return slotest.Config{}, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
+		return c, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
 	case !replay && len(rates) == 0:
-		return slotest.Config{}, errors.New("--rates is required, e.g. --rates 2,4,8")
+		return c, errors.New("--rates is required, e.g. --rates 2,4,8")
 	}
-	opts = append(opts, slotest.WithRates(rates...))
-	if _, err := load.ParseSLOs(f.slos); err != nil {
-		return slotest.Config{}, fmt.Errorf("--slo: %w", err)
+	c.Rates = rates
+	if _, err := verdict.ParseSLOs(f.slos); err != nil {
+		return c, fmt.Errorf("--slo: %w", err)
 	}
-	return slotest.NewConfig(opts...), nil
+	return c, nil
 }
 
 func parseRates(s string) ([]float64, error) {
@@ -159,7 +159,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
 	}
-	rep, err := slotest.Measure(ctx, cfg)
+	rep, err := runner.Measure(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
@@ -169,8 +169,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // finish prints the summary, writes the report, and maps the verdict to
 // the exit code.
-func finish(rep *load.Report, runErr error, f runFlags, stdout, stderr io.Writer) int {
-	slotest.WriteSummary(stdout, rep)
+func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writer) int {
+	report.WriteSummary(stdout, rep)
 	if f.report != "" {
 		if err := rep.WriteJSON(f.report); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
@@ -179,7 +179,7 @@ func finish(rep *load.Report, runErr error, f runFlags, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "report written to %s\n", f.report)
 	}
 	if f.html != "" {
-		if err := slotest.WriteHTMLFile(f.html, rep); err != nil {
+		if err := report.WriteHTMLFile(f.html, rep); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
 			return exitUsage
 		}
@@ -189,21 +189,16 @@ func finish(rep *load.Report, runErr error, f runFlags, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)
 	}
 	if f.updateBaseline {
-		switch {
-		case rep.Partial || rep.Verdict == load.VerdictInvalid:
-			fmt.Fprintln(stderr, "llmslo: not recording a baseline from a run that was cut short or cannot be trusted")
-		default:
-			if err := rep.WriteJSON(f.baseline); err != nil {
-				fmt.Fprintf(stderr, "llmslo: %v\n", err)
-				return exitUsage
-			}
+		if err := runner.RecordBaseline(rep, f.baseline); err != nil {
+			fmt.Fprintf(stderr, "llmslo: %v\n", err)
+		} else {
 			fmt.Fprintf(stderr, "baseline recorded in %s\n", f.baseline)
 		}
 	}
 	switch rep.Verdict {
-	case load.VerdictInvalid:
+	case report.VerdictInvalid:
 		return exitInvalid
-	case load.VerdictFail:
+	case report.VerdictFail:
 		return exitFail
 	}
 	if runErr != nil || rep.Partial {

@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/llmslo/llmslo/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/llmslo/llmslo/load"
 )
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
@@ -60,7 +59,7 @@ func TestRunOnTheSimulatorWritesAReport(t *testing.T) {
 	assert.Contains(t, stderr, "report written to "+path)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var rep load.Report
+	var rep report.Report
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.Len(t, rep.Steps, 1)
 	s := rep.Steps[0]
@@ -85,14 +84,14 @@ func TestHelpExitsZero(t *testing.T) {
 
 func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 	cases := []struct {
-		rep  load.Report
+		rep  report.Report
 		err  error
 		want int
 	}{
-		{load.Report{Verdict: load.VerdictPass}, nil, exitPass},
-		{load.Report{Verdict: load.VerdictFail}, nil, exitFail},
-		{load.Report{Verdict: load.VerdictInvalid}, nil, exitInvalid},
-		{load.Report{Verdict: load.VerdictPass, Partial: true}, errors.New("interrupted"), exitInvalid},
+		{report.Report{Verdict: report.VerdictPass}, nil, exitPass},
+		{report.Report{Verdict: report.VerdictFail}, nil, exitFail},
+		{report.Report{Verdict: report.VerdictInvalid}, nil, exitInvalid},
+		{report.Report{Verdict: report.VerdictPass, Partial: true}, errors.New("interrupted"), exitInvalid},
 	}
 	for _, tc := range cases {
 		var out, errb bytes.Buffer

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/runner"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
-	rep, err := slotest.Sweep(ctx, cfg, *refine)
+	rep, err := runner.Sweep(ctx, cfg, *refine)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage

@@ -1,0 +1,55 @@
+package client
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/workload"
+)
+
+// BenchmarkClientStream runs whole 256-token streams over loopback and
+// reports the cost per event: request, headers, SSE reading, event parsing
+// and timestamps. The server writes a pre-rendered vLLM-like stream, so
+// nearly all of the cost is the client's.
+func BenchmarkClientStream(b *testing.B) {
+	const tokens = 256
+	stream := benchStream(tokens)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(stream)
+	}))
+	defer srv.Close()
+	c := newTestClient(b, srv.URL, Config{})
+	req := workload.Request{PromptIDs: tokenIDs(512), OutputTokens: tokens}
+	var out Outcome
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		c.Do(b.Context(), req, &out)
+		if !out.OK() || out.TokenEvents != tokens || out.CompletionTokens != tokens {
+			b.Fatalf("%s: %v (%d events)", out.Class, out.Err, out.TokenEvents)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*tokens), "ns/event")
+}
+
+// BenchmarkClientStreamPaced is the same stream from the fake server, which
+// flushes every event separately (one read per event, as at low load).
+func BenchmarkClientStreamPaced(b *testing.B) {
+	const tokens = 256
+	srv := testserver.New(b, testserver.Config{Tokens: tokens, PromptTokens: 512})
+	c := newTestClient(b, srv.URL, Config{})
+	req := workload.Request{PromptIDs: tokenIDs(512), OutputTokens: tokens}
+	var out Outcome
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		c.Do(b.Context(), req, &out)
+		if !out.OK() || out.TokenEvents != tokens {
+			b.Fatalf("%s: %v (%d events)", out.Class, out.Err, out.TokenEvents)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*tokens), "ns/event")
+}

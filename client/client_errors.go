@@ -1,0 +1,105 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// classifyContext names why a request's context ended, or returns fallback
+// when it did not.
+func (c *Client) classifyContext(parent, ctx context.Context, fallback ErrorClass) ErrorClass {
+	switch cause := context.Cause(ctx); {
+	case ctx.Err() == nil:
+		return fallback
+	case parent.Err() != nil:
+		return ClassCanceled
+	case errors.Is(cause, errStalled):
+		return ClassStall
+	case errors.Is(cause, errTimedOut):
+		return ClassTimeout
+	}
+	return fallback
+}
+
+// snippet bounds what of an event goes into an error.
+func snippet(b []byte) []byte {
+	if len(b) > 256 {
+		return b[:256]
+	}
+	return b
+}
+
+// redactedError is an error whose text had the API key removed.
+type redactedError struct{ msg string }
+
+func (e *redactedError) Error() string { return e.msg }
+
+// redact removes the API key from err's text. The result does not wrap the
+// original, so the key cannot be reached through errors.Unwrap either.
+func (c *Client) redact(err error) error {
+	if c.key == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, c.key) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(msg, c.key, "[redacted]")}
+}
+
+// Models returns the ids the server lists at GET /v1/models, in its order.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	cards, err := c.ModelCards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(cards))
+	for _, m := range cards {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
+
+// ModelCard is one model the server lists. MaxModelLen is vLLM's
+// max_model_len (prompt plus output tokens); 0 when the server does not say.
+type ModelCard struct {
+	ID          string `json:"id"`
+	MaxModelLen int    `json:"max_model_len"`
+}
+
+// ModelCards returns the models the server lists at GET /v1/models, in its
+// order.
+func (c *Client) ModelCards(ctx context.Context) ([]ModelCard, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(c.timeout, time.Minute))
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/models", nil)
+	if err != nil {
+		return nil, c.redact(err)
+	}
+	if c.auth != "" {
+		hreq.Header["Authorization"] = []string{c.auth}
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, c.redact(fmt.Errorf("load: listing models: %w", err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, c.redact(fmt.Errorf("load: listing models: HTTP %d from %s/v1/models: %s", resp.StatusCode, c.base, bytes.TrimSpace(msg)))
+	}
+	var list struct {
+		Data []ModelCard `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("load: listing models from %s/v1/models: %v", c.base, err)
+	}
+	return list.Data, nil
+}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package observe
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU is the user + system CPU time of the whole process, from the
+// kernel.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

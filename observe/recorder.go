@@ -1,0 +1,265 @@
+package observe
+
+import (
+	"sync"
+	"time"
+
+	"github.com/llmslo/llmslo/client"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/stats"
+)
+
+// PerRequestLimits are the per-request thresholds that decide goodput: a
+// request counts as good when it succeeded and met every limit that is set
+// (zero means unset), as vLLM's --goodput does for TTFT, TPOT and E2EL.
+type PerRequestLimits struct {
+	TTFT time.Duration
+	TPOT time.Duration
+	E2EL time.Duration
+}
+
+// LengthCheck says when a request's reported lengths count as a mismatch:
+// when usage differs from what was asked for by more than Tolerance
+// (a fraction of the asked length, at least one token).
+type LengthCheck struct {
+	Tolerance float64
+}
+
+// Recorder turns outcomes into the statistics of one step. It is safe for
+// concurrent use: request goroutines call Record as they finish.
+//
+// Requests whose intended time falls before MeasureFrom (the warm-up) are
+// counted nowhere: they load the server but are not measured.
+type Recorder struct {
+	mu sync.Mutex
+
+	measureFrom time.Time
+	mid         time.Time // splits the step in halves for the steadiness check
+	limits      PerRequestLimits
+	lengths     LengthCheck
+
+	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
+	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
+
+	sent, completed, failed, unfinished, dropped int
+	canceled                                     int // by the caller: not the server's failures
+	good                                         int
+	classes                                      map[client.ErrorClass]int
+	inputTokens, outputTokens                    int64
+	multiTokenEvents, tokenEvents                int64
+	usageMissing                                 int
+	lengthChecked, lengthMismatched              int
+	firstSend, lastSend                          time.Time
+	firstSlot, lastSlot                          time.Time
+	inFlight                                     int
+
+	timeline []report.Second
+}
+
+// NewRecorder returns a recorder for a step whose measured window starts at
+// measureFrom and lasts d.
+func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits, lengths LengthCheck) *Recorder {
+	return &Recorder{
+		measureFrom:    measureFrom,
+		mid:            measureFrom.Add(d / 2),
+		limits:         limits,
+		lengths:        lengths,
+		ttft:           stats.NewHistogram(),
+		ttftSend:       stats.NewHistogram(),
+		itl:            stats.NewHistogram(),
+		tpot:           stats.NewHistogram(),
+		e2el:           stats.NewHistogram(),
+		lag:            stats.NewHistogram(),
+		ttftFirstHalf:  stats.NewHistogram(),
+		ttftSecondHalf: stats.NewHistogram(),
+		classes:        map[client.ErrorClass]int{},
+	}
+}
+
+func (r *Recorder) measured(intended time.Time) bool { return !intended.Before(r.measureFrom) }
+
+func (r *Recorder) second(t time.Time) *report.Second {
+	s := int(t.Sub(r.measureFrom) / time.Second)
+	if s < 0 {
+		s = 0
+	}
+	for len(r.timeline) <= s {
+		r.timeline = append(r.timeline, report.Second{T: len(r.timeline)})
+	}
+	return &r.timeline[s]
+}
+
+// Started notes that a request was handed to the Doer.
+func (r *Recorder) Started(intended time.Time) {
+	if !r.measured(intended) {
+		return
+	}
+	r.mu.Lock()
+	r.inFlight++
+	r.mu.Unlock()
+}
+
+// Dropped counts a request the in-flight cap kept from being sent.
+func (r *Recorder) Dropped(intended time.Time) {
+	if !r.measured(intended) {
+		return
+	}
+	r.mu.Lock()
+	r.dropped++
+	r.classes[client.ClassDropped]++
+	r.mu.Unlock()
+}
+
+// Record takes a finished request. For an unfinished one (Class
+// ClassUnfinished) at is when the drain bound passed: its elapsed times enter
+// the latency histograms as lower bounds, and it counts against goodput.
+func (r *Recorder) Record(o *client.Outcome, at time.Time) {
+	if !r.measured(o.Intended) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inFlight--
+	if !o.Sent.IsZero() {
+		r.sent++
+		r.lag.Record(o.Sent.Sub(o.Intended))
+		if r.firstSend.IsZero() || o.Sent.Before(r.firstSend) {
+			r.firstSend, r.firstSlot = o.Sent, o.Intended
+		}
+		if o.Sent.After(r.lastSend) {
+			r.lastSend, r.lastSlot = o.Sent, o.Intended
+		}
+		r.second(o.Intended).Sent++
+	}
+	switch o.Class {
+	case "":
+		r.recordSuccess(o)
+	case client.ClassUnfinished:
+		r.unfinished++
+		r.classes[o.Class]++
+		r.recordLowerBounds(o, at)
+	case client.ClassCanceled:
+		r.canceled++
+		r.classes[o.Class]++
+	default:
+		r.failed++
+		r.classes[o.Class]++
+		r.second(at).Failed++
+	}
+}
+
+func (r *Recorder) recordSuccess(o *client.Outcome) {
+	r.completed++
+	ttft := o.First.Sub(o.Intended)
+	e2el := o.Last.Sub(o.Intended)
+	r.ttft.Record(ttft)
+	r.ttftSend.Record(o.First.Sub(o.Sent))
+	r.e2el.Record(e2el)
+	if o.Intended.Before(r.mid) {
+		r.ttftFirstHalf.Record(ttft)
+	} else {
+		r.ttftSecondHalf.Record(ttft)
+	}
+	for _, g := range o.ITL {
+		r.itl.Record(g)
+	}
+	n := o.CompletionTokens
+	var tpot time.Duration
+	if n > 1 {
+		tpot = o.Last.Sub(o.First) / time.Duration(n-1)
+		r.tpot.Record(tpot)
+	}
+	r.inputTokens += int64(o.PromptTokens)
+	r.outputTokens += int64(n)
+	r.tokenEvents += int64(o.TokenEvents)
+	r.multiTokenEvents += int64(o.MultiTokenEvents)
+	if !o.UsageReported {
+		r.usageMissing++
+	}
+	r.checkLengths(o)
+	if r.meetsLimits(ttft, tpot, e2el) {
+		r.good++
+	}
+	sec := r.second(o.Last)
+	sec.Completed++
+	sec.OutTokens += int64(n)
+	ms := float64(ttft) / float64(time.Millisecond)
+	sec.TTFTMeanMs += (ms - sec.TTFTMeanMs) / float64(sec.Completed) // running mean
+	if ms > sec.TTFTMaxMs {
+		sec.TTFTMaxMs = ms
+	}
+}
+
+// recordLowerBounds enters what an unfinished request had done by the drain
+// bound: the slowest requests are exactly the ones that matter, so they are
+// never left out of the histograms.
+func (r *Recorder) recordLowerBounds(o *client.Outcome, at time.Time) {
+	if o.First.IsZero() {
+		r.ttft.Record(at.Sub(o.Intended))
+		if !o.Sent.IsZero() {
+			r.ttftSend.Record(at.Sub(o.Sent))
+		}
+	} else {
+		r.ttft.Record(o.First.Sub(o.Intended))
+		r.ttftSend.Record(o.First.Sub(o.Sent))
+		for _, g := range o.ITL {
+			r.itl.Record(g)
+		}
+		r.itl.Record(at.Sub(o.Last)) // the gap still open at the bound
+	}
+	r.e2el.Record(at.Sub(o.Intended))
+}
+
+func (r *Recorder) meetsLimits(ttft, tpot, e2el time.Duration) bool {
+	l := r.limits
+	return (l.TTFT == 0 || ttft <= l.TTFT) &&
+		(l.TPOT == 0 || tpot <= l.TPOT) &&
+		(l.E2EL == 0 || e2el <= l.E2EL)
+}
+
+func (r *Recorder) checkLengths(o *client.Outcome) {
+	if !o.UsageReported {
+		return
+	}
+	asked := o.Request
+	off := func(got, want int) bool {
+		if want <= 0 {
+			return false
+		}
+		tol := float64(want) * r.lengths.Tolerance
+		if tol < 1 {
+			tol = 1
+		}
+		d := float64(got - want)
+		return d > tol || -d > tol
+	}
+	if asked.InputTokens <= 0 && asked.OutputTokens <= 0 {
+		return
+	}
+	r.lengthChecked++
+	if off(o.PromptTokens, asked.InputTokens) || off(o.CompletionTokens, asked.OutputTokens) {
+		r.lengthMismatched++
+	}
+}
+
+// RunningTTFTP95 is the p95 TTFT of the requests completed so far, for
+// progress lines.
+func (r *Recorder) RunningTTFTP95() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ttft.Quantile(95)
+}
+
+// Progress is a snapshot for the progress line.
+type Progress struct {
+	Sent, InFlight, Completed, Failed int
+	TTFTP95                           time.Duration
+}
+
+// Progress returns counts so far.
+func (r *Recorder) Progress() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Progress{Sent: r.sent + r.inFlight, InFlight: r.inFlight, Completed: r.completed,
+		Failed: r.failed + r.unfinished, TTFTP95: r.ttft.Quantile(95)}
+}

@@ -1,0 +1,26 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmslo/llmslo/stats"
+)
+
+// WriteHDRLog writes the step's latency histograms (TTFT, TTFT from send,
+// ITL, TPOT, E2EL) as an HDR interval log; start stamps it. It fails for a
+// step read back from JSON, which carries summaries, not histograms.
+func (s *StepReport) WriteHDRLog(w io.Writer, start time.Time) error {
+	if s.Histograms == nil {
+		return fmt.Errorf("step %s has no histograms (a report read back from JSON keeps only summaries)", s.Name)
+	}
+	d := time.Duration((s.WarmupS + s.DurationS) * float64(time.Second))
+	hists := make(map[string]*stats.Histogram, len(s.Histograms))
+	order := make([]string, 0, len(s.Histograms))
+	for _, m := range []Metric{MetricTTFT, MetricTTFTSend, MetricITL, MetricTPOT, MetricE2EL} {
+		hists[string(m)] = s.Histograms[m]
+		order = append(order, string(m))
+	}
+	return stats.WriteHDRLog(w, start, d, hists, order)
+}

@@ -1,0 +1,320 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+)
+
+// WriteHTML renders the report as one self-contained HTML page (no external
+// assets, no JavaScript needed): the verdict, the target, the fixture, the
+// SLOs, a table of steps, each step's SLO results, hazards, errors, server
+// and client statistics, the latency-against-rate curve and each step's
+// per-second timeline as inline SVG. Every string from the report is
+// escaped. A chart that cannot be drawn is replaced by a note saying why, so
+// the figures are never lost to a drawing fault.
+func WriteHTML(w io.Writer, r *Report) error {
+	if r == nil {
+		return fmt.Errorf("slotest: html report: no report")
+	}
+	page := htmlPage{
+		Report:  r,
+		Verdict: verdictText(r.Verdict),
+		Class:   verdictClass(r.Verdict),
+		Fixture: r.Fixture,
+		Knee:    chartOrNote(kneeChart(r)),
+	}
+	if !r.StartedAt.IsZero() {
+		page.Started = r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	for _, s := range r.SLO {
+		page.SLOs = append(page.SLOs, sloText(s))
+	}
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		page.Steps = append(page.Steps, stepView{
+			StepReport: s,
+			Anchor:     fmt.Sprintf("step-%d", i+1),
+			Verdict:    verdictText(s.Verdict),
+			Class:      verdictClass(s.Verdict),
+			SLORows:    sloRows(s.SLO),
+			Errors:     sortedErrors(s.Errors),
+			Timeline:   chartOrNote(timelineChart(s)),
+		})
+	}
+	var b bytes.Buffer
+	if err := htmlReport.Execute(&b, page); err != nil {
+		return fmt.Errorf("slotest: html report: %w", err)
+	}
+	_, err := b.WriteTo(w)
+	return err
+}
+
+type htmlPage struct {
+	Report  *Report
+	Verdict string
+	Class   string
+	Started string
+	Fixture *fixtures.Info
+	SLOs    []string
+	Steps   []stepView
+	Knee    chart
+}
+
+type stepView struct {
+	*StepReport
+	Anchor   string // the section's id: step names may hold any character
+	Verdict  string
+	Class    string
+	SLORows  []sloRow
+	Errors   []errorCount
+	Timeline chart
+}
+
+// chart is an inline SVG or, when there is nothing to draw or drawing
+// failed, a note in its place.
+type chart struct {
+	SVG  template.HTML
+	Note string
+}
+
+func chartOrNote(svg template.HTML, note string) chart { return chart{SVG: svg, Note: note} }
+
+type sloRow struct {
+	Name, Observed, Interval, Limit, Result, Class string
+	Samples                                        int64
+}
+
+type errorCount struct {
+	Class string
+	Count int
+}
+
+func sloText(s SLOSpec) string {
+	if s.Metric == string(MetricErrorRate) {
+		return fmt.Sprintf("%s ≤ %s", s.Metric, pctText(s.MaxRate))
+	}
+	return fmt.Sprintf("%s.p%g ≤ %s", s.Metric, s.Percentile, msText(s.LimitMs))
+}
+
+func sloRows(results []SLOResult) []sloRow {
+	rows := make([]sloRow, 0, len(results))
+	for _, r := range results {
+		row := sloRow{Samples: r.Samples, Result: "pass", Class: "pass"}
+		if !r.Pass {
+			row.Result, row.Class = "FAIL", "fail"
+		}
+		if r.Metric == string(MetricErrorRate) {
+			row.Name, row.Observed, row.Interval, row.Limit = r.Metric, pctText(r.Observed), "–", pctText(r.MaxRate)
+			rows = append(rows, row)
+			continue
+		}
+		row.Name = fmt.Sprintf("%s.p%g", r.Metric, r.Percentile)
+		row.Observed, row.Limit, row.Interval = msText(r.ObservedMs), msText(r.LimitMs), "n/a"
+		if r.CI95Ms != nil {
+			row.Interval = fmt.Sprintf("[%s, %s]", msText(r.CI95Ms[0]), msText(r.CI95Ms[1]))
+		}
+		if r.Samples == 0 {
+			row.Observed = "no samples"
+		}
+		if !r.Conclusive {
+			row.Result += " (" + inconclusive(r) + ")"
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func sortedErrors(m map[string]int) []errorCount {
+	out := make([]errorCount, 0, len(m))
+	for k, v := range m {
+		out = append(out, errorCount{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
+	return out
+}
+
+func verdictText(v Verdict) string {
+	if v == "" {
+		return "NO VERDICT"
+	}
+	return strings.ToUpper(string(v))
+}
+
+func verdictClass(v Verdict) string {
+	switch v {
+	case VerdictPass:
+		return "pass"
+	case VerdictFail:
+		return "fail"
+	case VerdictInvalid:
+		return "invalid"
+	}
+	return "none"
+}
+
+func msText(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+// numText writes a whole number as one and anything else to four
+// significant digits.
+func numText(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.4g", f)
+}
+
+func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
+
+var htmlFuncs = template.FuncMap{
+	"pct100": func(f float64) float64 { return 100 * f },
+	// ms shows a latency percentile, or a dash when it had no samples.
+	"ms": func(v float64, n int64) string {
+		if n == 0 {
+			return "–"
+		}
+		return msText(v)
+	},
+	"pct":  pctText,
+	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"num":  numText,
+	"optpct": func(p *float64) string {
+		if p == nil {
+			return "– (no prompt tokens looked up)"
+		}
+		return pctText(*p)
+	},
+	"tokens": func(d fixtures.Dist) string {
+		return fmt.Sprintf("mean %.0f, p50 %.0f, p95 %.0f", d.Mean, d.P50, d.P95)
+	},
+}
+
+var htmlReport = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>llmslo: {{.Verdict}}{{if .Report.Partial}} (partial){{end}} — {{.Report.Target.Model}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d232a;max-width:84rem;margin:1.5rem auto;padding:0 1rem}
+h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.6rem 0 .4rem;border-bottom:1px solid #ccd3da;padding-bottom:.2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
+table{border-collapse:collapse;margin:.4rem 0;font-variant-numeric:tabular-nums}
+th,td{padding:.2rem .4rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
+th{background:#f3f5f7;font-weight:600}td:first-child,th:first-child{text-align:left}
+.wide{overflow-x:auto}td.result,th.result{text-align:left}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}dt{color:#56606b}dd{margin:0}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:.3rem;font-weight:700;color:#fff}
+.pass{color:#14692e}.fail{color:#b3261e}.invalid{color:#8a4b00}.none{color:#56606b}
+.badge.pass{background:#1e7d3a;color:#fff}.badge.fail{background:#b3261e;color:#fff}.badge.invalid{background:#a35a00;color:#fff}.badge.none{background:#56606b;color:#fff}
+.badge.partial{background:#4a4f8c}
+.partial-note{border-left:4px solid #4a4f8c;background:#eef0fb;padding:.4rem .7rem;margin:.6rem 0}
+.hazard{border-left:4px solid #a35a00;background:#fff4e5;padding:.4rem .7rem;margin:.4rem 0}
+.hazard .fix{display:block;margin-top:.2rem;font-weight:600}
+.note{color:#56606b;font-style:italic}
+.cols{display:flex;flex-wrap:wrap;gap:0 2.5rem}
+figure{margin:.6rem 0}figure svg{width:100%;max-width:60rem;height:auto}figcaption{color:#56606b;font-size:.9em}
+section.step{break-inside:avoid-page}
+@media print{body{max-width:none;margin:0;font-size:11px}.wide{overflow:visible}section.step{break-before:page}a{color:inherit}}
+</style>
+</head>
+<body>
+<header>
+<h1>llmslo report <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Report.Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h1>
+{{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
+<dl>
+<dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
+<dt>model</dt><dd>{{.Report.Target.Model}}</dd>
+{{with .Fixture}}<dt>fixture</dt><dd>{{.Name}}</dd><dt>fixture requests</dt><dd>{{.Requests}}</dd>{{if .InputTokens.Count}}<dt>input tokens</dt><dd>{{tokens .InputTokens}}</dd><dt>output tokens</dt><dd>{{tokens .OutputTokens}}</dd>{{end}}{{with .ExpectedPrefixHitRate}}<dt>expected prefix hit rate</dt><dd>{{pct .}}</dd>{{end}}{{end}}
+<dt>seed</dt><dd>{{.Report.Seed}}</dd>
+{{with .Started}}<dt>started</dt><dd>{{.}}</dd>{{end}}
+<dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
+{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{end}}
+</dl>
+</header>
+
+<h2>Steps</h2>
+{{if .Steps}}<div class="wide"><table>
+<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
+<tbody>{{range .Steps}}
+<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
+</tbody></table></div>
+<h2>Latency against rate</h2>
+<figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
+<figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
+{{else}}<p class="note">No steps were measured.</p>{{end}}
+
+{{range .Steps}}<section class="step" id="{{.Anchor}}">
+<h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
+<p>{{rate .RateAchieved}} req/s achieved (target {{rate .RateTarget}}, {{.Arrival}} arrivals) over {{.DurationS}} s after {{.WarmupS}} s of warm-up: {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
+{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
+{{end}}
+{{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
+<thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th class="result">result</th></tr></thead>
+<tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="result {{.Class}}">{{.Result}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+{{if .Baseline}}<h3>Against the baseline</h3><div class="wide"><table>
+<thead><tr><th>percentile</th><th>observed</th><th>95% interval</th><th>baseline</th><th>allowed</th><th class="result">result</th></tr></thead>
+<tbody>{{range .Baseline}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{with .CI95Ms}}{{printf "[%.1f, %.1f] ms" (index . 0) (index . 1)}}{{else}}n/a{{end}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+<div class="cols">
+<div><h3>Errors</h3>{{if .Errors}}<table><thead><tr><th>class</th><th>count</th></tr></thead><tbody>{{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td></tr>{{end}}</tbody></table>{{else}}<p class="note">none</p>{{end}}</div>
+<div><h3>Server</h3>{{with .Server}}{{if .MetricsAvailable}}<dl>
+<dt>prefix-cache hit rate</dt><dd>{{optpct .PrefixCacheHitRate}}</dd>
+<dt>prefix cache reset</dt><dd>{{if .PrefixCacheReset}}yes{{else}}no{{end}}</dd>
+<dt>max waiting</dt><dd>{{num .MaxWaiting}}</dd>
+<dt>waiting slope</dt><dd>{{num .WaitingSlopePerS}} /s (rise {{num .WaitingRise}}, {{num .WaitingAtEnd}} at end)</dd>
+<dt>KV-cache usage max</dt><dd>{{pct .KVCacheUsageMax}}</dd>
+<dt>preemptions</dt><dd>{{num .Preemptions}}</dd>
+<dt>scrapes</dt><dd>{{.Samples}}</dd>
+</dl>{{else}}<p class="note">No server metrics{{with .Error}}: {{.}}{{end}}.</p>{{end}}{{end}}</div>
+<div><h3>Client</h3><dl>
+<dt>CPU utilization</dt><dd>{{pct .Client.CPUUtilization}}</dd>
+<dt>scheduler latency p99</dt><dd>{{num .Client.SchedLatencyP99Ms}} ms</dd>
+<dt>GOMAXPROCS</dt><dd>{{.Client.GOMAXPROCS}}</dd>
+<dt>send lag p99</dt><dd>{{ms .SendLag.P99 .SendLag.Count}}</dd>
+<dt>output tokens/s</dt><dd>{{num .Tokens.OutputPerS}}</dd>
+<dt>length mismatches</dt><dd>{{.LengthMismatches}}</dd>
+</dl></div>
+</div>
+<figure>{{with .Timeline.SVG}}{{.}}{{else}}<p class="note">{{.Timeline.Note}}</p>{{end}}
+<figcaption>Per second of the measured window, mean and max TTFT of the requests that completed in it; requests sent (by intended send time) and completed. TTFT that climbs second after second is a growing queue.</figcaption></figure>
+</section>
+{{end}}
+</body>
+</html>
+`
+
+// WriteHTMLFile writes the report's HTML page to path, creating its
+// directory.
+func WriteHTMLFile(path string, r *Report) error {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/stats"
+	"github.com/llmslo/llmslo/vllmapi"
+)
+
+// ReportVersion is the version of the JSON report's schema.
+const ReportVersion = "1"
+
+// Verdict is the outcome of a step or a run.
+type Verdict string
+
+// Verdicts, from best to worst. A run's verdict is its worst step's.
+const (
+	VerdictPass    Verdict = "pass"
+	VerdictFail    Verdict = "fail"    // an SLO was violated
+	VerdictInvalid Verdict = "invalid" // the measurement cannot be trusted (a hazard)
+)
+
+// Worse returns the worse of two verdicts.
+func Worse(a, b Verdict) Verdict {
+	rank := map[Verdict]int{"": 0, VerdictPass: 1, VerdictFail: 2, VerdictInvalid: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// TargetInfo names the server a run measured. It never holds an API key.
+type TargetInfo struct {
+	Kind  string `json:"kind"`
+	URL   string `json:"url"`
+	Model string `json:"model"`
+}
+
+// Report is the JSON report of a run (DESIGN.md, "Report"): snake_case,
+// times in milliseconds.
+type Report struct {
+	Version   string         `json:"version"`
+	StartedAt time.Time      `json:"started_at"`
+	Target    TargetInfo     `json:"target"`
+	Fixture   *fixtures.Info `json:"fixture"`
+	Seed      int64          `json:"seed"`
+	SLO       []SLOSpec      `json:"slo"`
+	Steps     []StepReport   `json:"steps"`
+	Verdict   Verdict        `json:"verdict"`
+	// Capacity is set by a sweep: the highest rate that met every SLO.
+	Capacity *Capacity `json:"capacity,omitempty"`
+	// Partial marks a run that was cancelled or cut short: its steps are
+	// what was measured before it stopped.
+	Partial bool   `json:"partial,omitempty"`
+	Reason  string `json:"partial_reason,omitempty"`
+}
+
+// SLOSpec is an SLO as the report states it.
+type SLOSpec struct {
+	Metric     string  `json:"metric"`
+	Percentile float64 `json:"percentile,omitempty"`
+	LimitMs    float64 `json:"limit_ms,omitempty"`
+	MaxRate    float64 `json:"max_rate,omitempty"`
+}
+
+// RequestCounts counts a step's requests. Scheduled = sent + dropped +
+// never sent (a cancelled step); sent = completed + failed + unfinished +
+// canceled. Failed counts the server's failures only; Canceled those the
+// caller cut off (an interrupted run).
+type RequestCounts struct {
+	Scheduled  int `json:"scheduled"`
+	Sent       int `json:"sent"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	Canceled   int `json:"canceled,omitempty"`
+	Unfinished int `json:"unfinished"`
+	Dropped    int `json:"dropped"`
+	Good       int `json:"good"` // completed and met every per-request limit (goodput)
+}
+
+// TokenCounts are the tokens the server reported for completed requests.
+type TokenCounts struct {
+	Input       int64   `json:"input"`
+	Output      int64   `json:"output"`
+	OutputPerS  float64 `json:"output_per_s"`
+	Events      int64   `json:"token_events"`
+	MultiEvents int64   `json:"multi_token_events"`
+	// UsageMissing counts completed requests whose server sent no usage:
+	// their output length is the count of token events.
+	UsageMissing int `json:"usage_missing"`
+}
+
+// SLOResult is one SLO checked against one step.
+type SLOResult struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile,omitempty"`
+	LimitMs    float64     `json:"limit_ms,omitempty"`
+	ObservedMs float64     `json:"observed_ms,omitempty"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	MaxRate    float64     `json:"max_rate,omitempty"`
+	Observed   float64     `json:"observed_rate,omitempty"`
+	Samples    int64       `json:"samples"`
+	// Conclusive is true when the 95% interval lies wholly on one side of
+	// the limit; NeededSamples says how many a conclusive verdict at this
+	// percentile needs at the least.
+	Conclusive    bool  `json:"conclusive"`
+	NeededSamples int64 `json:"needed_samples,omitempty"`
+	Pass          bool  `json:"pass"`
+}
+
+// Hazard is a reason the measurement cannot be trusted.
+type Hazard struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// StepReport is one rate step.
+type StepReport struct {
+	Name             string              `json:"name"`
+	RateTarget       float64             `json:"rate_target"`
+	RateAchieved     float64             `json:"rate_achieved"`
+	Arrival          string              `json:"arrival"`
+	DurationS        float64             `json:"duration_s"`
+	WarmupS          float64             `json:"warmup_s"`
+	Requests         RequestCounts       `json:"requests"`
+	Errors           map[string]int      `json:"errors"`
+	TTFT             stats.Summary       `json:"ttft_ms"`
+	TTFTSend         stats.Summary       `json:"ttft_send_ms"`
+	ITL              stats.Summary       `json:"itl_ms"`
+	TPOT             stats.Summary       `json:"tpot_ms"`
+	E2EL             stats.Summary       `json:"e2el_ms"`
+	SendLag          stats.Summary       `json:"send_lag_ms"`
+	Goodput          float64             `json:"goodput"` // good / scheduled
+	Tokens           TokenCounts         `json:"tokens"`
+	Server           vllmapi.ServerStats `json:"server"`
+	Client           ClientStats         `json:"client"`
+	LengthMismatches int                 `json:"length_mismatches"`
+	Timeline         []Second            `json:"timeline,omitempty"`
+	SLO              []SLOResult         `json:"slo"`
+	// Baseline compares the step with a recorded run, when one was asked for.
+	Baseline []BaselineCheck `json:"baseline,omitempty"`
+	Hazards  []Hazard        `json:"hazards"`
+	// HazardsOff lists the hazard kinds that were turned off for the step
+	// and so were not judged.
+	HazardsOff []string `json:"hazards_off,omitempty"`
+	Verdict  Verdict         `json:"verdict"`
+	Partial  bool            `json:"partial,omitempty"`
+
+	// Histograms holds the step's latency histograms while it is in
+	// memory; a report read back from JSON has only the summaries.
+	Histograms map[Metric]*stats.Histogram `json:"-"`
+}
+
+// Histogram returns the step's histogram of a latency metric, for callers
+// that need more than the summary (HDR logs, custom percentiles).
+func (s *StepReport) Histogram(m Metric) *stats.Histogram { return s.Histograms[m] }
+
+// WriteJSON writes the report to path, creating its directory.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Capacity is what a sweep found. PassRate is the highest rate whose step
+// passed (0 when none did); FailRate the lowest rate that failed (0 when
+// none did). The knee lies between them.
+type Capacity struct {
+	PassRate float64 `json:"pass_rps"`
+	FailRate float64 `json:"fail_rps,omitempty"`
+}
+
+// BaselineCheck compares one gated percentile with the same step of a
+// recorded run. It regressed when the whole 95% interval (or, with too few
+// samples for one, the observed value) lies above the baseline's value
+// times 1+Tolerance: a regression is called only when the data say so.
+type BaselineCheck struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile"`
+	BaselineMs float64     `json:"baseline_ms"`
+	ObservedMs float64     `json:"observed_ms"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	Tolerance  float64     `json:"tolerance"`
+	Regressed  bool        `json:"regressed"`
+}
+
+// ClientStats says how busy the load generator itself was during a step:
+// a saturated client delays sends and inflates every latency it measures.
+type ClientStats struct {
+	// CPUUtilization is the process's CPU time (user + system) over the
+	// window divided by wall time × GOMAXPROCS: 1 means every P was busy
+	// the whole time. It can exceed 1 slightly when threads outside the
+	// Go scheduler (cgo, the kernel's accounting granularity) add time.
+	CPUUtilization float64 `json:"cpu_utilization"`
+	// SchedLatencyP99Ms is the 99th percentile, in milliseconds, of the
+	// time goroutines spent runnable before they ran during the window
+	// (runtime/metrics /sched/latencies:seconds, which samples about one
+	// transition in eight), reported as the upper edge of the runtime's
+	// histogram bucket: buckets are a quarter of a power of two wide, so
+	// the figure errs high by up to 25% and never low.
+	SchedLatencyP99Ms float64 `json:"sched_latency_p99_ms"`
+	// GOMAXPROCS is the value when the window ended.
+	GOMAXPROCS int `json:"gomaxprocs"`
+}
+
+// Second is one second of a step's timeline, by intended send time for
+// sends and by completion time for completions.
+type Second struct {
+	T          int     `json:"t_s"`
+	Sent       int     `json:"sent"`
+	Completed  int     `json:"completed"`
+	Failed     int     `json:"failed"`
+	TTFTMaxMs  float64 `json:"ttft_max_ms"`
+	TTFTMeanMs float64 `json:"ttft_mean_ms"`
+	OutTokens  int64   `json:"output_tokens"`
+}
+
+// HasHazard reports whether the step has a hazard of the kind.
+func (s *StepReport) HasHazard(kind string) bool {
+	for _, h := range s.Hazards {
+		if h.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrorRate is the fraction of the requests the server was left to answer
+// that failed or did not finish; those the caller cancelled are not counted.
+func (s *StepReport) ErrorRate() float64 {
+	judged := s.Requests.Sent - s.Requests.Canceled
+	if judged <= 0 {
+		return 0
+	}
+	return float64(s.Requests.Failed+s.Requests.Unfinished) / float64(judged)
+}

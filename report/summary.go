@@ -1,0 +1,52 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// EnvStepSummary is the file GitHub Actions renders as a job's summary.
+const EnvStepSummary = "GITHUB_STEP_SUMMARY"
+
+// AppendStepSummary appends a markdown table of the report to path; an
+// empty path does nothing.
+func AppendStepSummary(path, title string, r *Report) error {
+	if path == "" || r == nil {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(Markdown(title, r))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Markdown renders a report as a markdown section: one row per step, then
+// each hazard with its fix.
+func Markdown(title string, r *Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
+	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
+	b.WriteString("| step | req/s | sent | failed | TTFT p95 (ms) | ITL p99 (ms) | goodput | verdict |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		fmt.Fprintf(&b, "| %s | %.2f | %d | %d | %.1f | %.1f | %.1f%% | %s |\n", s.Name, s.RateAchieved,
+			s.Requests.Sent, s.Requests.Failed+s.Requests.Unfinished, s.TTFT.P95, s.ITL.P99, 100*s.Goodput, s.Verdict)
+	}
+	for i := range r.Steps {
+		for _, h := range r.Steps[i].Hazards {
+			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
+		}
+	}
+	if r.Partial {
+		fmt.Fprintf(&b, "\n\n_Partial run: %s_", r.Reason)
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}

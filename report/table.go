@@ -1,0 +1,129 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteSummary writes one line per step: what a person reads first.
+func WriteSummary(w io.Writer, r *Report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "step\trate\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
+	for i := range r.Steps {
+		s := &r.Steps[i]
+		fmt.Fprintf(tw, "%s\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t\n",
+			s.Name, s.RateAchieved, s.Requests.Sent, s.Requests.Completed, s.Requests.Failed+s.Requests.Unfinished,
+			msCell(s.TTFT.P50, s.TTFT.Count), msCell(s.TTFT.P95, s.TTFT.Count), msCell(s.TTFT.P99, s.TTFT.Count),
+			msCell(s.ITL.P50, s.ITL.Count), msCell(s.ITL.P99, s.ITL.Count), msCell(s.TPOT.P50, s.TPOT.Count),
+			100*s.Goodput, verdictCell(s))
+	}
+	tw.Flush()
+	for i := range r.Steps {
+		for _, h := range r.Steps[i].Hazards {
+			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
+		}
+	}
+	if info := r.Fixture; info != nil && info.Clipped > 0 {
+		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
+	}
+	fmt.Fprintf(w, "verdict: %s", r.Verdict)
+	if r.Partial {
+		fmt.Fprintf(w, " (partial: %s)", r.Reason)
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteStep writes a step's SLO table: each SLO with the observed value,
+// its 95% interval, the limit and the verdict, then the rate and hazards.
+func WriteStep(w io.Writer, s *StepReport) {
+	fmt.Fprintf(w, "%s: %s, %.2f req/s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
+		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateTarget,
+		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
+	if s.Requests.Canceled > 0 {
+		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")
+	for _, r := range s.SLO {
+		name, obs, ci, limit := r.Metric, "", "", ""
+		if r.Metric == string(MetricErrorRate) {
+			obs, limit, ci = fmt.Sprintf("%.2f%%", 100*r.Observed), fmt.Sprintf("%.2f%%", 100*r.MaxRate), "-"
+		} else {
+			name = fmt.Sprintf("%s.p%g", r.Metric, r.Percentile)
+			obs, limit, ci = fmt.Sprintf("%.1f ms", r.ObservedMs), fmt.Sprintf("%g ms", r.LimitMs), "n/a"
+			if r.CI95Ms != nil {
+				ci = fmt.Sprintf("[%.1f, %.1f] ms", r.CI95Ms[0], r.CI95Ms[1])
+			}
+			if r.Samples == 0 {
+				obs = "no samples"
+			}
+		}
+		res := "pass"
+		if !r.Pass {
+			res = "FAIL"
+		}
+		if !r.Conclusive && r.Metric != string(MetricErrorRate) {
+			res += " (" + inconclusive(r) + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
+	}
+	tw.Flush()
+	for _, c := range s.Baseline {
+		res := "ok"
+		if c.Regressed {
+			res = "REGRESSED"
+		}
+		change := "n/a"
+		if c.BaselineMs > 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*(c.ObservedMs/c.BaselineMs-1))
+		}
+		fmt.Fprintf(w, "  baseline %s.p%g: %.1f ms against %.1f ms (%s, allowed +%.0f%%): %s\n",
+			c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, change, 100*c.Tolerance, res)
+	}
+	if len(s.Errors) > 0 {
+		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
+	}
+	for _, h := range s.Hazards {
+		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
+	}
+}
+
+func formatErrors(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func msCell(v float64, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fms", v)
+}
+
+func verdictCell(s *StepReport) string {
+	v := strings.ToUpper(string(s.Verdict))
+	if s.Partial {
+		v += "*"
+	}
+	return v
+}
+
+// inconclusive says why a latency SLO's verdict rests on its point estimate
+// alone: too few samples for any interval, or an interval across the limit.
+func inconclusive(r SLOResult) string {
+	if r.CI95Ms == nil {
+		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
+	}
+	return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
+}

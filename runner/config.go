@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmslo/llmslo/dispatch"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/workload"
+)
+
+// Defaults of a Config.
+const (
+	DefaultFixture  = "azure-conv-2023"
+	DefaultDuration = 60 * time.Second
+	DefaultWarmup   = 10 * time.Second
+	DefaultSeed     = 1
+)
+
+// DefaultRates are the rate steps when none are given: a moderate rate and
+// twice it. At the default 60 s each gives the 200 requests a p95 needs.
+var DefaultRates = []float64{4, 8}
+
+// DefaultSLOs are the SLOs when none are given.
+var DefaultSLOs = []string{"ttft.p95<=500ms", "itl.p99<=50ms", "error_rate<=1%"}
+
+// Config is everything a measurement needs, as both faces (slotest and
+// the llmslo command) fill it. DefaultConfig holds the defaults.
+type Config struct {
+	Target   TargetSpec
+	Fixture  string // a fixture name (fixtures.Names) or a path
+	Rates    []float64
+	Arrival  string // poisson, constant, gamma:B, trace[:SPEED], ramp:FROM
+	Duration time.Duration
+	Warmup   time.Duration
+	Seed     int64
+	API      workload.API
+	SLOs     []string
+	// Strict passes a latency SLO only when the upper end of its 95%
+	// interval is within the limit.
+	Strict      bool
+	MaxInFlight int
+	// DrainTimeout bounds the wait for in-flight requests after a step's
+	// last send; zero means the larger of 30s and the step's duration.
+	DrainTimeout time.Duration
+	// Salt puts a per-run nonce in every prompt so nothing is served from
+	// a previous run's cache; ResetPrefixCache resets the server's prefix
+	// cache before each step where it allows. Both default to true; with
+	// both off, re-runs send identical prompts to a warm cache.
+	Salt             bool
+	ResetPrefixCache bool
+	Thresholds       verdict.Thresholds
+	// MaxModelLen clips requests that would not fit (input + output), and
+	// the report counts them; zero means the max_model_len the server
+	// reports in GET /v1/models, as vLLM does, and no clipping when it
+	// reports none.
+	MaxModelLen int
+	// UpdateBaseline records the run's report at Baseline instead of
+	// comparing with it; BaselineHint says how a user asks for that in the
+	// face they use, for errors.
+	UpdateBaseline bool
+	BaselineHint   string
+	// ReportDir, when set, receives report.json and report.html.
+	ReportDir string
+	// Baseline, when set, is a recorded report each step is compared with
+	// (see WithBaseline); BaselineTolerance is the slowdown allowed.
+	Baseline          string
+	BaselineTolerance float64
+	// Progress gets a line per second during a step; nil means none.
+	Progress io.Writer
+}
+
+// DefaultConfig returns a Config holding every default.
+func DefaultConfig() Config {
+	c := Config{
+		Fixture:          DefaultFixture,
+		Rates:            append([]float64(nil), DefaultRates...),
+		Arrival:          "poisson",
+		Duration:         DefaultDuration,
+		Warmup:           DefaultWarmup,
+		Seed:             DefaultSeed,
+		API:              workload.APICompletions,
+		SLOs:             append([]string(nil), DefaultSLOs...),
+		Salt:             true,
+		ResetPrefixCache: true,
+	}
+	return c
+}
+
+func (c *Config) validate() error {
+	if c.Duration <= 0 {
+		return fmt.Errorf("slotest: step duration %v must be positive", c.Duration)
+	}
+	if c.Warmup < 0 {
+		return fmt.Errorf("slotest: warm-up %v must not be negative", c.Warmup)
+	}
+	for _, r := range c.Rates {
+		if r <= 0 {
+			return fmt.Errorf("slotest: rate %g must be positive", r)
+		}
+	}
+	return nil
+}
+
+// baselineHint says how to record a baseline, for errors.
+func (c *Config) baselineHint() string {
+	if c.BaselineHint != "" {
+		return c.BaselineHint
+	}
+	return "Config.UpdateBaseline"
+}
+
+// DrainBound is how long a step waits for its last requests after its last
+// send: DrainTimeout, or the larger of the dispatcher's default and the
+// step's duration.
+func (c *Config) DrainBound() time.Duration { return drainBound(c.DrainTimeout, c.Duration) }
+
+func drainBound(set, step time.Duration) time.Duration {
+	if set > 0 {
+		return set
+	}
+	return max(dispatch.DefaultDrainTimeout, step)
+}

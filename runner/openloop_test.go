@@ -1,0 +1,252 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/client"
+	"github.com/llmslo/llmslo/dispatch"
+	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/observe"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/workload"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fixedWorkload asks every request for in tokens of prompt and out of output.
+func fixedWorkload(in, out int) workload.Workload {
+	return workload.WorkloadFunc(func(i int) workload.Request {
+		ids := make([]int, in)
+		for k := range ids {
+			ids[k] = 1000 + (i+k)%1000
+		}
+		return workload.Request{Index: i, PromptIDs: ids, InputTokens: in, OutputTokens: out}
+	})
+}
+
+func engineClient(t *testing.T, url string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: url, Model: "m", StallTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+func mustSLOs(t *testing.T, exprs ...string) []verdict.SLO {
+	t.Helper()
+	s, err := verdict.ParseSLOs(exprs)
+	require.NoError(t, err)
+	return s
+}
+
+// quietThresholds keep client-side hazards out of tests that are not about
+// them: the test machine is shared and noisy.
+func quietThresholds() verdict.Thresholds {
+	return verdict.Thresholds{Off: []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}}
+}
+
+func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
+	srv := testserver.New(t, testserver.Config{TTFT: 50 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 20})
+	c := engineClient(t, srv.URL)
+	p := Plan{
+		Doer: c, Workload: fixedWorkload(64, 20), Rates: []float64{10}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
+		SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds(),
+	}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Len(t, rep.Steps, 1)
+	s := rep.Steps[0]
+	assert.Equal(t, 20, s.Requests.Scheduled)
+	assert.Equal(t, 20, s.Requests.Completed)
+	tol := 1.0 // ms, for a single gap; TTFT carries the send lag too
+	if raceEnabled {
+		tol = 3
+	}
+	assert.InDelta(t, 50, s.TTFT.P50, 2*tol, "TTFT p50 (from the intended time)")
+	assert.InDelta(t, 50, s.TTFTSend.P50, 2*tol, "TTFT p50 from send")
+	assert.InDelta(t, 5, s.ITL.P50, tol, "ITL p50")
+	assert.InDelta(t, 5, s.TPOT.P50, tol, "TPOT p50")
+	assert.InDelta(t, 50+19*5, s.E2EL.P50, 3*tol, "E2EL p50")
+	assert.Equal(t, int64(19*20), s.ITL.Count, "one ITL sample per gap between token events")
+	assert.Equal(t, int64(20*20), s.Tokens.Output, "output tokens exact")
+	assert.Equal(t, int64(64*20), s.Tokens.Input)
+	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
+	assert.Equal(t, 1.0, s.Goodput)
+	assert.Empty(t, s.Hazards)
+	assert.InDelta(t, 10, s.RateAchieved, 0.3, "19 gaps of 100 ms between the first and last send")
+	assert.InDelta(t, 400.0/2, s.Tokens.OutputPerS, 1e-9, "output tokens over the measured window")
+	assert.Equal(t, int64(20*20), s.Tokens.Events, "one event per token")
+	assert.Zero(t, s.Tokens.MultiEvents)
+	var sent, done int
+	var tokens int64
+	for _, sec := range s.Timeline {
+		sent += sec.Sent
+		done += sec.Completed
+		tokens += sec.OutTokens
+	}
+	assert.Equal(t, 20, sent, "the timeline accounts for every send")
+	assert.Equal(t, 20, done, "and every completion")
+	assert.Equal(t, int64(20*20), tokens, "and every output token")
+	assert.Equal(t, 10, s.Timeline[0].Sent, "10 sends in the first second at 10 req/s")
+	assert.InDelta(t, 50, s.Timeline[1].TTFTMaxMs, 5, "the largest TTFT among the requests that completed in that second")
+}
+
+// capacityServer serves at most 2 requests at a time, each 20 ms to the
+// first token then 10 tokens 10 ms apart: about 110 ms of service, so its
+// capacity is about 2/0.11 ≈ 18 req/s.
+func capacityServer(t *testing.T) *testserver.Server {
+	return testserver.New(t, testserver.Config{TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 10, Capacity: 2})
+}
+
+func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
+	srv := capacityServer(t)
+	c := engineClient(t, srv.URL)
+	slos := mustSLOs(t, "ttft.p95<=300ms")
+
+	// Open loop at 30 req/s, well above capacity: the queue grows every
+	// second, so TTFT measured from the intended send time keeps rising.
+	p := Plan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{30}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 3 * time.Second, DrainTimeout: 20 * time.Second, SLOs: slos, Thresholds: quietThresholds()}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	open := rep.Steps[0]
+	assert.Equal(t, report.VerdictFail, open.Verdict)
+	assert.False(t, open.SLO[0].Pass)
+	first, last := open.Timeline[0], open.Timeline[len(open.Timeline)-1]
+	assert.Greater(t, last.TTFTMeanMs, 3*first.TTFTMeanMs, "TTFT grows through the step: %+v", open.Timeline)
+	assert.Less(t, open.Goodput, 0.5, "most requests waited past the 300 ms TTFT limit")
+	assert.Positive(t, open.Goodput, "the first ones, before the queue built, did not")
+
+	// Closed loop, 4 clients, against the same server: it slows down with
+	// the server, so its latency looks finite and steady and it passes.
+	start := time.Now()
+	rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
+	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Recorder: rec}
+	n := cl.Run(context.Background())
+	closed, ev := rec.Step()
+	verdict.JudgeSLOs(&closed, verdict.Config{SLOs: slos})
+	assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
+	assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")
+	ratio := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)
+	assert.InDelta(t, 1, ratio, 0.5, "closed-loop TTFT is flat")
+	assert.Less(t, closed.TTFT.P95, 500.0)
+}
+
+func TestOpenLoopBelowCapacityPasses(t *testing.T) {
+	srv := capacityServer(t)
+	c := engineClient(t, srv.URL)
+	p := Plan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{5}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 3 * time.Second, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
+	assert.Less(t, s.TTFT.P95, 100.0)
+}
+
+func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
+	cases := []struct {
+		name  string
+		cfg   testserver.Config
+		class client.ErrorClass
+		stall time.Duration
+	}{
+		{"http 500", testserver.Config{Fault: testserver.FaultStatus, Status: 500}, client.HTTPStatusClass(500), 0},
+		{"http 429", testserver.Config{Fault: testserver.FaultStatus, Status: 429}, client.HTTPStatusClass(429), 0},
+		{"reset", testserver.Config{Fault: testserver.FaultReset, FaultAfter: 2, ITL: time.Millisecond}, client.ClassReset, 0},
+		{"stall", testserver.Config{Fault: testserver.FaultStall, FaultAfter: 2}, client.ClassStall, 300 * time.Millisecond},
+		{"malformed", testserver.Config{Fault: testserver.FaultMalformed, FaultAfter: 1}, client.ClassMalformed, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testserver.New(t, tc.cfg)
+			stall := tc.stall
+			if stall == 0 {
+				stall = 10 * time.Second
+			}
+			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
+			require.NoError(t, err)
+			defer c.Close()
+			p := Plan{Doer: c, Workload: fixedWorkload(8, 4), Rates: []float64{20}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+				Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"),
+				Thresholds: quietThresholds()}
+			done := make(chan struct{})
+			var rep *report.Report
+			go func() { defer close(done); rep, err = Run(context.Background(), p) }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the run hung on a faulty server")
+			}
+			require.NoError(t, err)
+			s := rep.Steps[0]
+			assert.Equal(t, 10, s.Requests.Failed)
+			assert.Equal(t, 10, s.Errors[string(tc.class)], "%v", s.Errors)
+			failedBySecond := 0
+			for _, sec := range s.Timeline {
+				failedBySecond += sec.Failed
+			}
+			assert.Equal(t, 10, failedBySecond, "the timeline counts every failure")
+			assert.Zero(t, s.TTFT.Count, "failed requests stay out of the latency histograms")
+			assert.Equal(t, report.VerdictFail, s.Verdict)
+			assert.Equal(t, 1.0, s.SLO[0].Observed)
+		})
+	}
+}
+
+func TestNoUsageIsCountedAndReported(t *testing.T) {
+	srv := testserver.New(t, testserver.Config{NoUsage: true, Tokens: 5})
+	c := engineClient(t, srv.URL)
+	p := Plan{Doer: c, Workload: fixedWorkload(8, 5), Rates: []float64{20}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.Equal(t, 10, s.Requests.Completed)
+	assert.Equal(t, 10, s.Tokens.UsageMissing)
+	assert.Equal(t, int64(50), s.Tokens.Output, "without usage the output length is the count of token events")
+}
+
+func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
+	srv := testserver.New(t, testserver.Config{Tokens: 10}) // asked for 20, sends 10
+	c := engineClient(t, srv.URL)
+	p := Plan{Doer: c, Workload: fixedWorkload(8, 20), Rates: []float64{20}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.True(t, s.HasHazard(verdict.HazardLengthMismatch), "%+v", s.Hazards)
+	assert.Equal(t, 10, s.LengthMismatches)
+	assert.Equal(t, report.VerdictInvalid, s.Verdict)
+
+	// The same server asked for what it sends: no hazard.
+	p.Workload = fixedWorkload(8, 10)
+	rep, err = Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.False(t, rep.Steps[0].HasHazard(verdict.HazardLengthMismatch), "%+v", rep.Steps[0].Hazards)
+}
+
+func TestCancelledRunReturnsPartialReport(t *testing.T) {
+	srv := testserver.New(t, testserver.Config{TTFT: 10 * time.Millisecond, Tokens: 2})
+	c := engineClient(t, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	p := Plan{Doer: c, Workload: fixedWorkload(8, 2), Rates: []float64{20, 40}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
+		Duration: 10 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	start := time.Now()
+	rep, err := Run(ctx, p)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	require.NotNil(t, rep)
+	assert.True(t, rep.Partial)
+	require.Len(t, rep.Steps, 1)
+	assert.True(t, rep.Steps[0].Partial)
+	assert.Greater(t, rep.Steps[0].Requests.Completed, 8)
+	assert.Equal(t, 1.0, rep.Steps[0].Goodput, "goodput of a cut step counts the requests whose time had come and were not cancelled")
+	assert.Zero(t, rep.Steps[0].Requests.Failed, "the cancellation is not the server's failure")
+}

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/dispatch"
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/workload"
+)
+
+// Plan is a whole run: one step per rate, each with an unmeasured warm-up.
+type Plan struct {
+	Target   report.TargetInfo
+	Doer     dispatch.Doer
+	Workload workload.Workload
+	// Fixture describes the workload in the report.
+	Fixture *fixtures.Info
+	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
+	// which the warm_cache hazard judges the server's hit rate.
+	ExpectedPrefixHitRate float64
+	// Trace holds the fixture's arrival offsets, for trace arrivals.
+	Trace []time.Duration
+
+	Rates    []float64
+	Arrival  arrival.Arrival
+	Duration time.Duration // measured part of each step
+	Warmup   time.Duration // unmeasured traffic before each step, at the step's rate
+	Seed     int64
+
+	SLOs   []verdict.SLO
+	Strict bool
+
+	MaxInFlight  int
+	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration
+
+	// BaseURL and HTTPClient reach the server's /metrics and
+	// /reset_prefix_cache. An empty BaseURL disables both.
+	BaseURL    string
+	HTTPClient *http.Client
+	// ResetPrefixCache asks the server to drop its prefix cache before
+	// each step (reported either way).
+	ResetPrefixCache bool
+	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
+	ScrapeEvery time.Duration
+
+	Thresholds verdict.Thresholds
+
+	// Progress, when set, gets a line per second while a step runs.
+	Progress io.Writer
+	// OnStep is called after each step with its report.
+	OnStep func(report.StepReport)
+}
+
+// StepName is the name of the step at a rate, as a subtest would be called.
+func StepName(a arrival.Arrival, rate float64) string {
+	if a.Kind == arrival.ArrivalTrace && a.Speed > 0 {
+		return fmt.Sprintf("trace=%gx", a.Speed)
+	}
+	return fmt.Sprintf("rate=%g", rate)
+}
+
+// Steps lists the rates a plan runs: its Rates, or one step for a trace
+// replayed at its own pace.
+func (p *Plan) Steps() []float64 {
+	if p.Arrival.Kind == arrival.ArrivalTrace && p.Arrival.Speed > 0 {
+		return []float64{0}
+	}
+	return p.Rates
+}
+
+func (p *Plan) validate() error {
+	switch {
+	case p.Doer == nil:
+		return errors.New("plan has no Doer")
+	case p.Workload == nil:
+		return errors.New("plan has no Workload")
+	case p.Duration <= 0:
+		return errors.New("step duration must be positive")
+	case p.Warmup < 0:
+		return errors.New("warm-up must not be negative")
+	case len(p.Steps()) == 0:
+		return errors.New("plan has no rates")
+	}
+	for _, r := range p.Steps() {
+		if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.ArrivalTrace) {
+			return fmt.Errorf("bad rate %g", r)
+		}
+	}
+	return nil
+}
+
+// NewReport starts a report for the plan; Run fills its steps.
+func (p *Plan) NewReport() *report.Report {
+	r := &report.Report{Version: report.ReportVersion, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
+	for _, s := range p.SLOs {
+		r.SLO = append(r.SLO, s.Spec())
+	}
+	return r
+}

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// busyLoops keeps n goroutines busy until the returned stop is called: a client
+// process whose CPU is taken by other work.
+func busyLoops(n int) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				for i := 0; i < 1_000_000; i++ {
+					x += i ^ x
+				}
+			}
+		}()
+	}
+	return func() { close(quit); wg.Wait() }
+}
+
+func saturationPlan(t *testing.T, rate float64, d time.Duration) Plan {
+	srv := testserver.New(t, testserver.Config{Tokens: 1})
+	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
+	return Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1), Rates: []float64{rate},
+		Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant}, Duration: d, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
+}
+
+func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
+	// One P shared with four busy goroutines: the dispatcher waits for the
+	// scheduler before each send, as a load generator on a busy core does.
+	p := saturationPlan(t, 200, time.Second)
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	stop := busyLoops(4)
+	rep, err := Run(context.Background(), p)
+	stop()
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	require.True(t, s.HasHazard(verdict.HazardClientSaturation), "hazards %+v, send lag %+v, client %+v", s.Hazards, s.SendLag, s.Client)
+	assert.Equal(t, report.VerdictInvalid, s.Verdict)
+	assert.Greater(t, s.SendLag.P99, 5.0)
+	assert.Greater(t, s.Client.SchedLatencyP99Ms, 5.0)
+	assert.Equal(t, 1, s.Client.GOMAXPROCS)
+}
+
+func TestClientSaturationQuietAtAModestRate(t *testing.T) {
+	p := saturationPlan(t, 50, 3*time.Second)
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.False(t, s.HasHazard(verdict.HazardClientSaturation), "hazards %+v, send lag %+v, client %+v", s.Hazards, s.SendLag, s.Client)
+	assert.Equal(t, report.VerdictPass, s.Verdict)
+}
+
+func TestClientSaturationFiresOnDrops(t *testing.T) {
+	srv := testserver.New(t, testserver.Config{Tokens: 5, TTFT: 100 * time.Millisecond})
+	// Only the drop signal: lag and scheduler latency limits out of reach.
+	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
+	p := Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5), Rates: []float64{50},
+		Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant}, Duration: 500 * time.Millisecond, MaxInFlight: 2,
+		SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.Positive(t, s.Requests.Dropped)
+	assert.True(t, s.HasHazard(verdict.HazardClientSaturation), "%+v", s.Hazards)
+	assert.Contains(t, s.Hazards[0].Message, "dropped by the in-flight cap")
+}

@@ -1,0 +1,43 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
+	// Five rows 100 ms apart, each with its own prompt length: a replay
+	// must send row k at arrival k in every step, not only the first.
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	rows := "TIMESTAMP,ContextTokens,GeneratedTokens\n" +
+		"2023-11-16 18:00:00.0000000,10,2\n2023-11-16 18:00:00.1000000,20,2\n2023-11-16 18:00:00.2000000,30,2\n" +
+		"2023-11-16 18:00:00.3000000,40,2\n2023-11-16 18:00:00.4000000,50,2"
+	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	cfg.Target.Sim = vllmsim.Config{ProfileName: "instant"}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = path, []float64{20}, "trace"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 700*time.Millisecond, 0, []string{"ttft.p50<=10s"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation}
+	s, err := Open(ctx, cfg)
+	require.NoError(t, err)
+	defer s.Close()
+
+	// 14 arrivals a step (20 req/s for 0.7 s): rows 0-4, 0-4, 0-3.
+	first, err := s.Step(ctx, 20, 0, -1)
+	require.NoError(t, err)
+	second, err := s.Step(ctx, 20, 0, -1)
+	require.NoError(t, err)
+	want := int64(2*(10+20+30+40+50) + 10 + 20 + 30 + 40)
+	assert.Equal(t, want, first.Tokens.Input)
+	assert.Equal(t, want, second.Tokens.Input, "the second step starts at row 0 again, with its arrivals")
+	assert.Equal(t, 29, s.next, "indices 15-28: a fresh row-0 index, so prompts never repeat")
+}
