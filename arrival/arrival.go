@@ -182,3 +182,29 @@ func (a Arrival) Schedule(rate float64, d time.Duration, seed int64, trace []tim
 	}
 	return nil, fmt.Errorf("arrival %q: unknown kind; expected constant, poisson, gamma, trace or ramp", string(a.Kind))
 }
+
+// StepSchedule is a step's whole schedule: an unmeasured warm-up of length
+// warmup, then the measured window of length d. Poisson and gamma draw the
+// two parts apart, each with its exact count, so that the measured window
+// holds exactly round(rate·d) arrivals whatever the seed; the other kinds
+// run as one schedule of warmup+d (constant and ramp are exact already, a
+// trace keeps its own rhythm across the boundary).
+func (a Arrival) StepSchedule(rate float64, warmup, d time.Duration, seed int64, trace []time.Duration) ([]time.Duration, error) {
+	if warmup <= 0 || (a.Kind != ArrivalPoisson && a.Kind != ArrivalGamma) {
+		return a.Schedule(rate, warmup+d, seed, trace)
+	}
+	warm, err := a.Schedule(rate, warmup, seed^0x7761726d, trace) // "warm": its own stream
+	if err != nil {
+		return nil, err
+	}
+	measured, err := a.Schedule(rate, d, seed, trace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, len(warm)+len(measured))
+	out = append(out, warm...)
+	for _, o := range measured {
+		out = append(out, warmup+o)
+	}
+	return out, nil
+}

@@ -31,44 +31,61 @@ func ConstantSchedule(rate float64, d time.Duration) []time.Duration {
 	}
 }
 
-// PoissonSchedule is a Poisson process of the given rate started at the
-// step start: the gaps are exponential with mean 1/rate and the first
-// arrival comes one gap after the start, so the expected count is rate·d.
+// PoissonSchedule is a Poisson process of the given rate conditioned on its
+// count: exactly n = round(rate·d) arrivals, placed as n sorted uniforms on
+// [0, d). Conditioned on n arrivals in a window, a Poisson process's times
+// are exactly such order statistics, so the gaps are still exponential; what
+// the conditioning removes is the draw of the count itself, which at 6 req/s
+// for 60 s swings by ±19 requests (one sigma) and would make a gate test
+// another load than the one it names. The uniforms are drawn as normalised
+// exponential spacings: n+1 gaps e_0…e_n, and arrival k at d·(e_0+…+e_k)/Σe.
 func PoissonSchedule(rate float64, d time.Duration, rng *rand.Rand) []time.Duration {
 	if !validRate(rate) || d <= 0 || rng == nil {
 		return nil
 	}
-	return renewal(rate, d, func() float64 { return rng.ExpFloat64() / rate })
+	return exactCount(exactN(rate, d), d, rng.ExpFloat64)
 }
 
-// GammaSchedule has gamma-distributed gaps with shape burstiness and scale
-// 1/(rate·burstiness), so the mean gap is 1/rate whatever the burstiness
-// and the squared coefficient of variation of the gaps is 1/burstiness.
-// Burstiness 1 is a Poisson process; lower is burstier (vLLM's
-// --burstiness). As in PoissonSchedule, the first arrival comes one gap
-// after the start.
+// GammaSchedule has gamma-distributed gaps with shape burstiness (vLLM's
+// --burstiness: 1 is Poisson, lower is burstier; the squared coefficient of
+// variation of the gaps is 1/burstiness), and exactly n = round(rate·d)
+// arrivals in [0, d): n+1 gaps are drawn and rescaled together so that
+// they span the step, which keeps the gaps' shape (their relative sizes)
+// and fixes the count, as the Poisson schedule does.
 func GammaSchedule(rate, burstiness float64, d time.Duration, rng *rand.Rand) []time.Duration {
 	if !validRate(rate) || !validRate(burstiness) || d <= 0 || rng == nil {
 		return nil
 	}
-	scale := 1 / (rate * burstiness)
-	return renewal(rate, d, func() float64 { return gammaSample(rng, burstiness) * scale })
+	return exactCount(exactN(rate, d), d, func() float64 { return gammaSample(rng, burstiness) })
 }
 
-// renewal accumulates gaps (seconds) until the time reaches d.
-func renewal(rate float64, d time.Duration, gap func() float64) []time.Duration {
-	out := make([]time.Duration, 0, expectedCount(rate, d)+16)
-	limit := d.Seconds()
-	t := 0.0
-	for {
-		t += gap()
-		if !(t < limit) { // also ends on a NaN from absurd parameters
-			return out
-		}
-		if off := secondsToDuration(t); off < d {
-			out = append(out, off)
-		}
+// exactN is the count a random schedule holds: rate·d rounded.
+func exactN(rate float64, d time.Duration) int {
+	return int(min(math.Round(rate*d.Seconds()), 1<<30))
+}
+
+// exactCount places n arrivals in [0, d) at the normalised partial sums of
+// n+1 gaps: the last gap is the one after the last arrival, so no arrival
+// sits on d and the first one is one gap after the start.
+func exactCount(n int, d time.Duration, gap func() float64) []time.Duration {
+	if n <= 0 {
+		return []time.Duration{}
 	}
+	sums := make([]float64, n+1)
+	t := 0.0
+	for i := range sums {
+		t += gap()
+		sums[i] = t
+	}
+	total := sums[n]
+	if !(total > 0) || math.IsInf(total, 0) { // absurd parameters
+		return []time.Duration{}
+	}
+	out := make([]time.Duration, n)
+	for k := range n {
+		out[k] = min(secondsToDuration(d.Seconds()*sums[k]/total), d-1)
+	}
+	return out
 }
 
 // gammaSample draws from Gamma(shape, 1) by Marsaglia and Tsang's method

@@ -50,6 +50,7 @@ type Recorder struct {
 	usageMissing                                 int
 	lengthChecked, lengthMismatched              int
 	firstSend, lastSend                          time.Time
+	lastEnd                                      time.Time // the last measured request's end
 	firstSlot, lastSlot                          time.Time
 	inFlight                                     int
 
@@ -110,9 +111,11 @@ func (r *Recorder) Dropped(intended time.Time) {
 	r.mu.Unlock()
 }
 
-// Record takes a finished request. For an unfinished one (Class
-// ClassUnfinished) at is when the drain bound passed: its elapsed times enter
-// the latency histograms as lower bounds, and it counts against goodput.
+// Record takes a finished request; at is when it ended. For one unfinished
+// at the drain bound (ClassUnfinished), or abandoned by the client (a stall
+// or the request timeout), at is when that happened: its elapsed times
+// enter the latency histograms as lower bounds, and it counts against
+// goodput and the error rate.
 func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	if !r.measured(o.Intended) {
 		return
@@ -141,10 +144,20 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	case client.ClassCanceled:
 		r.canceled++
 		r.classes[o.Class]++
+	case client.ClassStall, client.ClassTimeout:
+		// The client gave up, the user would still be waiting: what they
+		// waited so far is a lower bound, as at the drain bound.
+		r.failed++
+		r.classes[o.Class]++
+		r.second(at).Failed++
+		r.recordLowerBounds(o, at)
 	default:
 		r.failed++
 		r.classes[o.Class]++
 		r.second(at).Failed++
+	}
+	if o.Class != client.ClassCanceled && at.After(r.lastEnd) {
+		r.lastEnd = at
 	}
 }
 

@@ -56,6 +56,11 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		SecondHalfN:       r.ttftSecondHalf.Count(),
 		LengthChecked:     r.lengthChecked,
 	}
+	// Throughput over the time the step really ran: from its first send to
+	// its last request's end (a completion, a failure, or the drain bound).
+	if span := r.lastEnd.Sub(r.firstSend); span > 0 && !r.firstSend.IsZero() {
+		s.Tokens.OutputPerS = float64(r.outputTokens) / span.Seconds()
+	}
 	if r.sent >= 2 {
 		if span := r.lastSend.Sub(r.firstSend); span > 0 {
 			s.RateAchieved = float64(r.sent-1) / span.Seconds()

@@ -104,7 +104,9 @@ type SLOResult struct {
 	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
 	MaxRate    float64     `json:"max_rate,omitempty"`
 	Observed   float64     `json:"observed_rate,omitempty"`
-	Samples    int64       `json:"samples"`
+	// CI95 is error_rate's 95% interval (Wilson score), as fractions.
+	CI95    *[2]float64 `json:"ci95,omitempty"`
+	Samples int64       `json:"samples"`
 	// Conclusive is true when the 95% interval lies wholly on one side of
 	// the limit; NeededSamples says how many a conclusive verdict at this
 	// percentile needs at the least.
@@ -149,8 +151,8 @@ type StepReport struct {
 	// HazardsOff lists the hazard kinds that were turned off for the step
 	// and so were not judged.
 	HazardsOff []string `json:"hazards_off,omitempty"`
-	Verdict  Verdict         `json:"verdict"`
-	Partial  bool            `json:"partial,omitempty"`
+	Verdict    Verdict  `json:"verdict"`
+	Partial    bool     `json:"partial,omitempty"`
 
 	// Histograms holds the step's latency histograms while it is in
 	// memory; a report read back from JSON has only the summaries.

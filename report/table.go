@@ -11,11 +11,15 @@ import (
 // WriteSummary writes one line per step: what a person reads first.
 func WriteSummary(w io.Writer, r *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\trate\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
+	fmt.Fprintln(tw, "step\tasked/s\tsent/s\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		fmt.Fprintf(tw, "%s\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t\n",
-			s.Name, s.RateAchieved, s.Requests.Sent, s.Requests.Completed, s.Requests.Failed+s.Requests.Unfinished,
+		asked := "-" // a trace replayed at its own pace asks for no rate
+		if s.RateTarget > 0 {
+			asked = fmt.Sprintf("%.2f", s.RateTarget)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t\n",
+			s.Name, asked, s.RateAchieved, s.Requests.Sent, s.Requests.Completed, s.Requests.Failed+s.Requests.Unfinished,
 			msCell(s.TTFT.P50, s.TTFT.Count), msCell(s.TTFT.P95, s.TTFT.Count), msCell(s.TTFT.P99, s.TTFT.Count),
 			msCell(s.ITL.P50, s.ITL.Count), msCell(s.ITL.P99, s.ITL.Count), msCell(s.TPOT.P50, s.TPOT.Count),
 			100*s.Goodput, verdictCell(s))
@@ -51,6 +55,9 @@ func WriteStep(w io.Writer, s *StepReport) {
 		name, obs, ci, limit := r.Metric, "", "", ""
 		if r.Metric == string(MetricErrorRate) {
 			obs, limit, ci = fmt.Sprintf("%.2f%%", 100*r.Observed), fmt.Sprintf("%.2f%%", 100*r.MaxRate), "-"
+			if r.CI95 != nil {
+				ci = fmt.Sprintf("[%.2f%%, %.2f%%]", 100*r.CI95[0], 100*r.CI95[1])
+			}
 		} else {
 			name = fmt.Sprintf("%s.p%g", r.Metric, r.Percentile)
 			obs, limit, ci = fmt.Sprintf("%.1f ms", r.ObservedMs), fmt.Sprintf("%g ms", r.LimitMs), "n/a"
@@ -65,7 +72,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 		if !r.Pass {
 			res = "FAIL"
 		}
-		if !r.Conclusive && r.Metric != string(MetricErrorRate) {
+		if !r.Conclusive && r.Samples > 0 || r.CI95Ms == nil && r.Metric != string(MetricErrorRate) {
 			res += " (" + inconclusive(r) + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
@@ -122,6 +129,9 @@ func verdictCell(s *StepReport) string {
 // inconclusive says why a latency SLO's verdict rests on its point estimate
 // alone: too few samples for any interval, or an interval across the limit.
 func inconclusive(r SLOResult) string {
+	if r.Metric == string(MetricErrorRate) {
+		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
+	}
 	if r.CI95Ms == nil {
 		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
 	}

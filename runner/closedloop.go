@@ -37,7 +37,7 @@ func RunClosedLoop(ctx context.Context, p Plan, clients int, firstIndex int) (*r
 	st.DurationS = p.Duration.Seconds()
 	st.Requests.Scheduled = n
 	st.RateTarget = float64(n) / p.Duration.Seconds()
-	finishStep(st, n, p.Duration)
+	finishStep(st, n)
 	verdict.JudgeSLOs(st, p.judging())
 	if ctx.Err() != nil {
 		st.Partial = true

@@ -41,6 +41,13 @@ type Config struct {
 	// interval is within the limit.
 	Strict      bool
 	MaxInFlight int
+	// StallTimeout abandons a request when no byte of its response came
+	// for this long (client default 60s); RequestTimeout abandons one that
+	// took this long in all (client default 10m). An abandoned request
+	// counts against the error rate and enters TTFT and E2EL as a lower
+	// bound: what the user had waited when the client gave up.
+	StallTimeout   time.Duration
+	RequestTimeout time.Duration
 	// DrainTimeout bounds the wait for in-flight requests after a step's
 	// last send; zero means the larger of 30s and the step's duration.
 	DrainTimeout time.Duration

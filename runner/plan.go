@@ -100,7 +100,7 @@ func (p *Plan) validate() error {
 // NewReport starts a report for the plan; Run fills its steps.
 func (p *Plan) NewReport() *report.Report {
 	r := &report.Report{Version: report.ReportVersion, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
-	for _, s := range p.SLOs {
+	for _, s := range verdict.Guarded(p.SLOs) {
 		r.SLO = append(r.SLO, s.Spec())
 	}
 	return r

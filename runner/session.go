@@ -98,7 +98,7 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []verd
 		fx = fx.Clip(maxLen)
 	}
 	s.rows = fx.Len()
-	c, err := s.target.client(cfg.API, cfg.MaxInFlight)
+	c, err := s.target.client(cfg.API, cfg.MaxInFlight, cfg.StallTimeout, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}
-	total := p.Warmup + p.Duration
-	sched, err := p.Arrival.Schedule(rate, total, p.Seed+int64(firstIndex), p.Trace)
+	sched, err := p.Arrival.StepSchedule(rate, p.Warmup, p.Duration, p.Seed+int64(firstIndex), p.Trace)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -68,24 +67,18 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 		runErr = context.Cause(ctx)
 	}
 	// A step cut short is judged on what it measured: goodput over the
-	// requests whose time had come and that the cut did not cancel,
-	// throughput over the time it ran.
-	window, due := p.Duration, st.Requests.Scheduled
+	// requests whose time had come and that the cut did not cancel.
+	due := st.Requests.Scheduled
 	if st.Partial {
-		window = min(window, max(res.End.Sub(measureFrom), 0))
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
-	finishStep(st, due, window)
+	finishStep(st, due)
 	verdict.Judge(st, ev, p.judging())
 	return st, len(sched), runErr
 }
 
-// finishStep fills what a step's report derives from its counts: goodput
-// over the requests that were due, throughput over the time the step ran.
-func finishStep(s *report.StepReport, due int, window time.Duration) {
-	if window > 0 {
-		s.Tokens.OutputPerS = float64(s.Tokens.Output) / window.Seconds()
-	}
+// finishStep fills goodput: good requests over those that were due.
+func finishStep(s *report.StepReport, due int) {
 	if due > 0 {
 		s.Goodput = float64(s.Requests.Good) / float64(due)
 	}
@@ -93,7 +86,11 @@ func finishStep(s *report.StepReport, due int, window time.Duration) {
 
 // judging is what the plan's steps are judged against.
 func (p *Plan) judging() verdict.Config {
-	return verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
+	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
+	if p.Fixture != nil {
+		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
+	}
+	return c
 }
 
 // countFrom counts the offsets at or after from: the measured requests.

@@ -160,7 +160,7 @@ func reachURL(ctx context.Context, spec TargetSpec, raw string) (*Target, error)
 // names the model when none was given, and its context length (vLLM's
 // max_model_len) when the target does not know it yet.
 func (t *Target) checkHealth(ctx context.Context) error {
-	c, err := t.client(workload.APICompletions, 0)
+	c, err := t.client(workload.APICompletions, 0, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -185,8 +185,9 @@ func (t *Target) checkHealth(ctx context.Context) error {
 
 // client builds the streaming client for the target; maxConns sizes its
 // keep-alive pool to the in-flight cap when there is one (0: the default).
-func (t *Target) client(api workload.API, maxConns int) (*client.Client, error) {
-	return client.New(client.Config{BaseURL: t.URL, API: api, Model: t.Model, APIKey: t.apiKey, MaxConns: maxConns})
+func (t *Target) client(api workload.API, maxConns int, stall, timeout time.Duration) (*client.Client, error) {
+	return client.New(client.Config{BaseURL: t.URL, API: api, Model: t.Model, APIKey: t.apiKey, MaxConns: maxConns,
+		StallTimeout: stall, RequestTimeout: timeout})
 }
 
 // httpClient is the client for /metrics, /tokenize and /reset_prefix_cache.

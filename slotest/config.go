@@ -103,3 +103,11 @@ func WithMaxModelLen(n int) Option { return func(c *Config) { c.MaxModelLen = n 
 
 // WithDrainTimeout bounds the wait for in-flight requests after each step.
 func WithDrainTimeout(d time.Duration) Option { return func(c *Config) { c.DrainTimeout = d } }
+
+// WithStallTimeout abandons a request whose response sends nothing for d;
+// it then counts as a failure and enters TTFT as a lower bound.
+func WithStallTimeout(d time.Duration) Option { return func(c *Config) { c.StallTimeout = d } }
+
+// WithRequestTimeout abandons a request that takes longer than d in all,
+// counted as WithStallTimeout's are.
+func WithRequestTimeout(d time.Duration) Option { return func(c *Config) { c.RequestTimeout = d } }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -105,6 +106,7 @@ const minWaitingRise = 2
 type stepEvidence struct {
 	observe.Evidence
 	expectedHitRate float64
+	meanOutput      float64
 	slos            []SLO
 }
 
@@ -162,11 +164,8 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) (rep
 }
 
 func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) (report.Hazard, bool) {
-	if th.MinTailSamples <= 0 {
-		return report.Hazard{}, false
-	}
 	var why []string
-	need := 0.0
+	needS := 0.0 // the step length that gives every gated metric its samples
 	for _, slo := range ev.slos {
 		if slo.Metric == report.MetricErrorRate {
 			continue
@@ -180,23 +179,55 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) (report
 		}
 		n := float64(h.Count())
 		tail := n * (1 - slo.Percentile/100)
-		if tail < th.MinTailSamples {
-			want := th.MinTailSamples / (1 - slo.Percentile/100)
-			why = append(why, fmt.Sprintf("%s rests on %.1f observations beyond the percentile (%d samples; it needs at least %.0f)",
-				slo.Name(), tail, int64(n), want))
-			if slo.Metric != report.MetricITL && want > need {
-				need = want
-			}
+		if tail >= th.MinTailSamples {
+			continue
 		}
+		want := th.MinTailSamples / (1 - slo.Percentile/100)
+		why = append(why, fmt.Sprintf("%s rests on %.1f observations beyond the percentile (%d samples; it needs at least %.0f)",
+			slo.Name(), tail, int64(n), want))
+		needS = max(needS, stepLengthFor(s, slo.Metric, n, want, ev.meanOutput))
 	}
 	if len(why) == 0 {
 		return report.Hazard{}, false
 	}
 	fix := "run longer or at a higher rate"
-	if need > 0 && s.RateTarget > 0 {
-		fix = fmt.Sprintf("run the step for at least %.0f s at %g req/s (%.0f requests)", need/s.RateTarget, s.RateTarget, need)
+	if needS > 0 {
+		// 20% over the estimate, rounded up to 5 s: a Poisson step and a
+		// few failures should not leave the next run short again.
+		secs := math.Ceil(needS*1.2/5) * 5
+		fix = fmt.Sprintf("run the step for at least %.0f s", secs)
+		if s.RateTarget > 0 {
+			fix += fmt.Sprintf(" at %g req/s", s.RateTarget)
+		}
+		fix += fmt.Sprintf(" (this one measured %.0f s)", s.DurationS)
 	}
 	return report.Hazard{Kind: HazardTooFewSamples, Message: strings.Join(why, "; "), Fix: fix}, true
+}
+
+// stepLengthFor estimates the measured seconds a step needs for want
+// samples of metric. From the samples this step got when it got any (that
+// accounts for failures and for how many ITL gaps a request gives), else
+// from the rate: one sample a completed request, or the fixture's mean
+// output length less one for ITL.
+func stepLengthFor(s *report.StepReport, metric report.Metric, have, want, meanOutput float64) float64 {
+	if have > 0 && s.DurationS > 0 {
+		return s.DurationS * want / have
+	}
+	rate := s.RateTarget
+	if rate <= 0 {
+		rate = s.RateAchieved
+	}
+	if rate <= 0 {
+		return 0
+	}
+	perRequest := 1.0
+	if metric == report.MetricITL {
+		if meanOutput <= 1 {
+			return 0
+		}
+		perRequest = meanOutput - 1
+	}
+	return want / perRequest / rate
 }
 
 // conclusiveFailure reports whether the step's result for slo failed with

@@ -9,6 +9,7 @@ import (
 	"github.com/llmslo/llmslo/stats"
 	"github.com/llmslo/llmslo/vllmapi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stepWithTTFT builds a step whose TTFT histogram holds n copies of d.
@@ -17,7 +18,7 @@ func stepWithTTFT(n int, d time.Duration, slos []SLO) *report.StepReport {
 	for range n {
 		h.Record(d)
 	}
-	s := &report.StepReport{RateTarget: 10, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h}}
+	s := &report.StepReport{RateTarget: 10, DurationS: float64(n) / 10, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h}}
 	s.SLO = judgeSLOs(s, slos, false)
 	return s
 }
@@ -29,7 +30,7 @@ func TestTooFewSamples(t *testing.T) {
 	h, ok := tooFewSamples(stepWithTTFT(500, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
 	assert.True(t, ok, "a passing p99 over 500 requests rests on 5 observations")
 	assert.Contains(t, h.Message, "ttft.p99 rests on 5.0 observations")
-	assert.Contains(t, h.Fix, "100 s at 10 req/s (1000 requests)")
+	assert.Contains(t, h.Fix, "at least 120 s at 10 req/s (this one measured 50 s)", "1000 requests, 20% to spare")
 
 	_, ok = tooFewSamples(stepWithTTFT(1000, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
 	assert.False(t, ok, "1000 requests are enough for a p99")
@@ -71,4 +72,28 @@ func TestWarmCacheThreshold(t *testing.T) {
 	assert.Contains(t, h.Message, "served 93% of prompt tokens but the fixture expects 0%")
 	_, ok = warmCache(&report.StepReport{}, stepEvidence{}, th)
 	assert.False(t, ok, "no metrics, no judgement")
+}
+
+// The fix names the length that gives every gated metric its samples: here
+// ITL's p99, which a step of short outputs starves before TTFT's p95.
+func TestTooFewSamplesFixCoversEveryMetric(t *testing.T) {
+	slos := []SLO{{Metric: report.MetricTTFT, Percentile: 95, Limit: time.Second}, {Metric: report.MetricITL, Percentile: 99, Limit: time.Second}}
+	ttft, itl := stats.NewHistogram(), stats.NewHistogram()
+	for range 200 { // 4 s at 50 req/s: exactly what a p95 needs
+		ttft.Record(10 * time.Millisecond)
+	}
+	for range 600 { // three gaps a request: a p99 needs 1000
+		itl.Record(5 * time.Millisecond)
+	}
+	s := &report.StepReport{RateTarget: 50, DurationS: 4, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: ttft, report.MetricITL: itl}}
+	s.SLO = judgeSLOs(s, slos, false)
+	h, ok := tooFewSamples(s, stepEvidence{slos: slos}, DefaultThresholds())
+	require.True(t, ok)
+	assert.NotContains(t, h.Message, "ttft.p95")
+	// 4 s × 1000/600 × 1.2 = 8 s, rounded up to 10.
+	assert.Contains(t, h.Fix, "at least 10 s at 50 req/s (this one measured 4 s)")
+
+	// With no ITL sample at all, the fixture's mean output length says how
+	// many gaps a request gives: 1000 gaps / 4 a request / 50 req/s = 5 s.
+	assert.InDelta(t, 5, stepLengthFor(s, report.MetricITL, 0, 1000, 5), 1e-9)
 }

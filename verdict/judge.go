@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmslo/llmslo/observe"
@@ -11,22 +12,44 @@ import (
 // CIConfidence is the confidence of the intervals the report gives.
 const CIConfidence = 0.95
 
-// judgeSLOs checks every SLO against the step. In strict mode a latency SLO
+// judgeSLOs checks every SLO against the step. In strict mode an SLO
 // passes only when the upper end of its 95% interval is within the limit.
 func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult {
 	out := make([]report.SLOResult, 0, len(slos))
 	for _, slo := range slos {
 		if slo.Metric == report.MetricErrorRate {
-			er := s.ErrorRate()
-			out = append(out, report.SLOResult{
-				Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: er,
-				Samples: int64(s.Requests.Sent - s.Requests.Canceled), Conclusive: true, Pass: er <= slo.MaxRate,
-			})
+			out = append(out, judgeErrorRate(s, slo, strict))
 			continue
 		}
 		out = append(out, judgeLatency(s.Histograms[slo.Metric], slo, strict))
 	}
 	return out
+}
+
+// judgeErrorRate judges the fraction of failed and unfinished requests with
+// its Wilson interval. The step fails only when the whole interval is over
+// the limit (strict: passes only when the whole interval is under it), so
+// one failure in 80 requests does not flip a 1% SLO, while a server failing
+// a third of its requests fails however short the step.
+func judgeErrorRate(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
+	n := int64(s.Requests.Sent - s.Requests.Canceled)
+	k := int64(s.Requests.Failed + s.Requests.Unfinished)
+	lo, hi := stats.WilsonInterval(k, n, CIConfidence)
+	res := report.SLOResult{
+		Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: s.ErrorRate(), Samples: n,
+		CI95: &[2]float64{lo, hi},
+	}
+	if n == 0 {
+		res.CI95 = nil
+		res.Pass = !strict // nothing was sent, so nothing failed
+		return res
+	}
+	res.Conclusive = hi <= slo.MaxRate || lo > slo.MaxRate
+	res.Pass = lo <= slo.MaxRate
+	if strict {
+		res.Pass = hi <= slo.MaxRate
+	}
+	return res
 }
 
 func judgeLatency(h *stats.Histogram, slo SLO, strict bool) report.SLOResult {
@@ -74,18 +97,49 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 	return l
 }
 
-// verdictOf: any hazard makes a step invalid; otherwise any failed SLO
-// fails it.
+// verdictOf applies the verdict rules, in order (docs/verdicts.md):
+//
+//  1. A conclusive SLO failure (its whole 95% interval over the limit)
+//     fails the step, whatever else was found, unless a hazard that could
+//     have caused it is present: a late client (client_saturation) or a
+//     server that did not generate the asked lengths (length_mismatch).
+//  2. Otherwise any hazard makes the step invalid.
+//  3. Otherwise any failed SLO fails it; else it passes.
+//
+// The hazards stay in the report either way.
 func verdictOf(s *report.StepReport) report.Verdict {
-	if len(s.Hazards) > 0 {
-		return report.VerdictInvalid
-	}
+	conclusiveFail, fail := false, false
 	for _, r := range s.SLO {
 		if !r.Pass {
-			return report.VerdictFail
+			fail = true
+			conclusiveFail = conclusiveFail || r.Conclusive
 		}
 	}
+	causal := s.HasHazard(HazardClientSaturation) || s.HasHazard(HazardLengthMismatch)
+	switch {
+	case conclusiveFail && !causal:
+		return report.VerdictFail
+	case len(s.Hazards) > 0:
+		return report.VerdictInvalid
+	case fail:
+		return report.VerdictFail
+	}
 	return report.VerdictPass
+}
+
+// DefaultErrorRate is the error-rate SLO that applies when none is given:
+// listing latency SLOs never switches the error guard off.
+var DefaultErrorRate = SLO{Metric: report.MetricErrorRate, MaxRate: 0.01}
+
+// Guarded returns slos with DefaultErrorRate added when they hold no
+// error_rate SLO of their own.
+func Guarded(slos []SLO) []SLO {
+	for _, s := range slos {
+		if s.Metric == report.MetricErrorRate {
+			return slos
+		}
+	}
+	return append(slices.Clone(slos), DefaultErrorRate)
 }
 
 // Check checks one SLO against a step, as the step's own SLOs were.
@@ -102,15 +156,20 @@ type Config struct {
 	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
 	// which warm_cache judges the server's hit rate.
 	ExpectedPrefixHitRate float64
-	Thresholds            Thresholds
+	// MeanOutputTokens is the fixture's mean output length: how many ITL
+	// samples a request gives, for too_few_samples' advice.
+	MeanOutputTokens float64
+	Thresholds       Thresholds
 }
 
 // Judge fills the step's SLO results, hazards and verdict from what was
 // measured (the report and the recorder's evidence). It does no I/O.
 func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
-	s.SLO = judgeSLOs(s, c.SLOs, c.Strict)
+	slos := Guarded(c.SLOs)
+	s.SLO = judgeSLOs(s, slos, c.Strict)
 	th := c.Thresholds.Resolved()
-	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate, slos: c.SLOs}, th)
+	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
+		meanOutput: c.MeanOutputTokens, slos: slos}, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
 	s.Verdict = verdictOf(s)
 }
@@ -118,7 +177,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 // JudgeSLOs fills only the SLO results and the verdict: for a step whose
 // hazards cannot be judged (a closed loop has no schedule to keep).
 func JudgeSLOs(s *report.StepReport, c Config) {
-	s.SLO = judgeSLOs(s, c.SLOs, c.Strict)
+	s.SLO = judgeSLOs(s, Guarded(c.SLOs), c.Strict)
 	s.Verdict = verdictOf(s)
 }
 

@@ -30,6 +30,7 @@ type runFlags struct {
 	updateBaseline                                      bool
 	simArgs                                             string
 	duration, warmup, drain                             time.Duration
+	stallTimeout, requestTimeout                        time.Duration
 	seed                                                int64
 	maxInFlight, maxModelLen                            int
 	salt, reset, strict, quiet                          bool
@@ -56,6 +57,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", runner.DefaultDuration, "measured duration of each step")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
+	fs.DurationVar(&f.stallTimeout, "stall-timeout", 0, "abandon a request whose response sends nothing for this long (default 60s); it counts as a failure and as a lower bound in TTFT")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 0, "abandon a request that takes longer than this in all (default 10m), counted as --stall-timeout's are")
 	fs.Int64Var(&f.seed, "seed", runner.DefaultSeed, "seed for sampling and arrivals")
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "clip requests to this many tokens of prompt and output (default: the max_model_len GET /v1/models reports)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
@@ -76,6 +79,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
+	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
 	switch f.api {
 	case "completions":
 		c.API = workload.APICompletions

@@ -19,11 +19,11 @@ type Fault int
 
 const (
 	FaultNone       Fault = iota
-	FaultStatus               // answer Status with StatusBody (and the request headers when EchoHeaders)
-	FaultReset                // break the connection after FaultAfter token events
-	FaultStall                // send nothing more after FaultAfter token events, until the client leaves
-	FaultMalformed            // send an event that is not JSON after FaultAfter token events
-	FaultErrorEvent           // send {"error": ...} after FaultAfter token events, as vLLM does
+	FaultStatus           // answer Status with StatusBody (and the request headers when EchoHeaders)
+	FaultReset            // break the connection after FaultAfter token events
+	FaultStall            // send nothing more after FaultAfter token events, until the client leaves
+	FaultMalformed        // send an event that is not JSON after FaultAfter token events
+	FaultErrorEvent       // send {"error": ...} after FaultAfter token events, as vLLM does
 )
 
 // Config is the known behaviour of a Server. The zero value streams
