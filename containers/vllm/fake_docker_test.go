@@ -64,8 +64,10 @@ func TestRunNeverShowsHFToken(t *testing.T) {
 	}
 }
 
-func TestRunFakeServer(t *testing.T) {
-	img := fakeImage(t)
+// The token reaches a server's environment; the simulator stands in for
+// vLLM.
+func TestRunPassesHFToken(t *testing.T) {
+	img := simImage(t)
 	label, id := labelled(t)
 	ctx := context.Background()
 	ctr, err := Run(ctx, img, WithModel("m"), WithHFToken(fakeToken), WithStartupTimeout(time.Minute), label)
