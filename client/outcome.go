@@ -33,6 +33,7 @@ type Outcome struct {
 
 	Intended time.Time // t_i: the schedule's send time
 	Sent     time.Time // s_i: just before the request was written
+	Written  time.Time // when its last byte was written (zero if never)
 	First    time.Time // f_i: first event carrying a generated token
 	Last     time.Time // l_i: last event carrying a generated token
 

@@ -166,12 +166,16 @@ func (d *Dispatch) prepare(ctx context.Context) (<-chan workload.Request, func()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
+	preparer, _ := d.Doer.(Preparer)
 	go func() {
 		defer wg.Done()
 		for i := range d.Schedule {
 			req := d.Workload.Request(d.FirstIndex + i)
 			if req.Index == 0 {
 				req.Index = d.FirstIndex + i
+			}
+			if preparer != nil {
+				preparer.Prepare(&req)
 			}
 			select {
 			case ch <- req:

@@ -31,3 +31,11 @@ type Recorder interface {
 	Dropped(intended time.Time)
 	Record(o *client.Outcome, at time.Time)
 }
+
+// Preparer is a Doer that can do part of a request's work before its
+// intended time (the client encodes the body): the dispatcher calls
+// Prepare as it builds requests ahead of the schedule, so that a large
+// prompt's encoding is not paid on the send path as lag.
+type Preparer interface {
+	Prepare(req *workload.Request)
+}

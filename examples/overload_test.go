@@ -21,7 +21,6 @@ import (
 // arrivals at a fixed rate keep coming, the queue grows through the step,
 // and TTFT measured from when each user arrived breaks the SLO.
 func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	s, err := runner.Open(ctx, slotest.NewConfig(
 		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),

@@ -19,7 +19,6 @@ import (
 // At 8 req/s for 30 s the p95 rests on about 240 requests, enough for a
 // 95% interval; the p99 ITL on tens of thousands of token gaps.
 func TestPRGate(t *testing.T) {
-	t.Parallel()
 	slotest.Run(t,
 		slotest.WithSim(vllmsim.Config{ProfileName: "h200-llama3-8b"}),
 		slotest.WithFixture("azure-conv-2023"),

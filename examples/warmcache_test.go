@@ -20,7 +20,6 @@ import (
 // loop would. The second run's prompts are all in the cache, so its TTFT is
 // flattering; llmslo marks it invalid instead of passing it.
 func TestWarmCacheIsCaught(t *testing.T) {
-	t.Parallel()
 	srv := vllmsim.NewServer(vllmsim.Config{})
 	defer srv.Close()
 	cfg := slotest.NewConfig(

@@ -39,6 +39,7 @@ type Recorder struct {
 	lengths     LengthCheck
 
 	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
+	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
 
 	sent, completed, failed, unfinished, dropped int
@@ -71,6 +72,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		tpot:           stats.NewHistogram(),
 		e2el:           stats.NewHistogram(),
 		lag:            stats.NewHistogram(),
+		bodyWrite:      stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		classes:        map[client.ErrorClass]int{},
@@ -126,6 +128,9 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	if !o.Sent.IsZero() {
 		r.sent++
 		r.lag.Record(o.Sent.Sub(o.Intended))
+		if !o.Written.IsZero() {
+			r.bodyWrite.Record(o.Written.Sub(o.Sent))
+		}
 		if r.firstSend.IsZero() || o.Sent.Before(r.firstSend) {
 			r.firstSend, r.firstSlot = o.Sent, o.Intended
 		}

@@ -26,8 +26,23 @@ func WriteSummary(w io.Writer, r *Report) {
 	}
 	tw.Flush()
 	for i := range r.Steps {
-		for _, h := range r.Steps[i].Hazards {
-			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
+		s := &r.Steps[i]
+		for _, res := range s.SLO {
+			if !res.Pass {
+				fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, FailedSLO(res))
+			}
+		}
+		for _, c := range s.Baseline {
+			if c.Regressed {
+				fmt.Fprintf(w, "%s: REGRESSED: %s\n", s.Name, regression(c))
+			}
+		}
+		for _, h := range s.Hazards {
+			word := "INVALID"
+			if s.Verdict != VerdictInvalid {
+				word = "also found" // a conclusive failure outranks it
+			}
+			fmt.Fprintf(w, "%s: %s (%s): %s\n    fix: %s\n", s.Name, word, h.Kind, h.Message, h.Fix)
 		}
 	}
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
@@ -136,4 +151,27 @@ func inconclusive(r SLOResult) string {
 		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
 	}
 	return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
+}
+
+// FailedSLO describes a failed SLO result in one line: the observed value,
+// its 95% interval and the limit.
+func FailedSLO(r SLOResult) string {
+	if r.Metric == string(MetricErrorRate) {
+		ci := ""
+		if r.CI95 != nil {
+			ci = fmt.Sprintf(" (95%% interval %.2f%%–%.2f%%)", 100*r.CI95[0], 100*r.CI95[1])
+		}
+		return fmt.Sprintf("error_rate %.2f%%%s > %.2f%% over %d requests", 100*r.Observed, ci, 100*r.MaxRate, r.Samples)
+	}
+	ci := ""
+	if r.CI95Ms != nil {
+		ci = fmt.Sprintf(" (95%% interval %.1f–%.1f ms)", r.CI95Ms[0], r.CI95Ms[1])
+	}
+	return fmt.Sprintf("%s.p%g %.1f ms%s > %g ms", r.Metric, r.Percentile, r.ObservedMs, ci, r.LimitMs)
+}
+
+// regression describes a regressed baseline check in one line.
+func regression(c BaselineCheck) string {
+	return fmt.Sprintf("%s.p%g %.1f ms against a baseline of %.1f ms (allowed +%.0f%%)",
+		c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, 100*c.Tolerance)
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/llmslo/llmslo/arrival"
 	"github.com/llmslo/llmslo/client"
 	"github.com/llmslo/llmslo/dispatch"
-	"github.com/llmslo/llmslo/internal/testserver"
 	"github.com/llmslo/llmslo/observe"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/workload"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,7 +50,7 @@ func quietThresholds() verdict.Thresholds {
 }
 
 func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{TTFT: 50 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 20})
+	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
 	p := Plan{
 		Doer: c, Workload: fixedWorkload(64, 20), Rates: []float64{10}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
@@ -96,11 +96,15 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.InDelta(t, 50, s.Timeline[1].TTFTMaxMs, 5, "the largest TTFT among the requests that completed in that second")
 }
 
-// capacityServer serves at most 2 requests at a time, each 20 ms to the
-// first token then 10 tokens 10 ms apart: about 110 ms of service, so its
-// capacity is about 2/0.11 ≈ 18 req/s.
-func capacityServer(t *testing.T) *testserver.Server {
-	return testserver.New(t, testserver.Config{TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 10, Capacity: 2})
+// capacityServer runs at most 2 sequences at a time in steps of 11 ms,
+// whatever the batch: a request's 10 tokens take 10 steps, its first token
+// coming with its prefill, so each holds a slot for 110 ms and the capacity
+// is 2/0.11 ≈ 18 req/s. The rest wait in vLLM's FIFO queue.
+func capacityServer(t *testing.T) *vllmsim.Server {
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", MaxNumSeqs: 2,
+		Profile: vllmsim.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}})
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
@@ -151,20 +155,20 @@ func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 
 func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 	cases := []struct {
-		name  string
-		cfg   testserver.Config
-		class client.ErrorClass
-		stall time.Duration
+		name   string
+		faults vllmsim.Faults
+		class  client.ErrorClass
+		stall  time.Duration
 	}{
-		{"http 500", testserver.Config{Fault: testserver.FaultStatus, Status: 500}, client.HTTPStatusClass(500), 0},
-		{"http 429", testserver.Config{Fault: testserver.FaultStatus, Status: 429}, client.HTTPStatusClass(429), 0},
-		{"reset", testserver.Config{Fault: testserver.FaultReset, FaultAfter: 2, ITL: time.Millisecond}, client.ClassReset, 0},
-		{"stall", testserver.Config{Fault: testserver.FaultStall, FaultAfter: 2}, client.ClassStall, 300 * time.Millisecond},
-		{"malformed", testserver.Config{Fault: testserver.FaultMalformed, FaultAfter: 1}, client.ClassMalformed, 0},
+		{"http 500", vllmsim.Faults{ErrorRate: 1, ErrorStatus: 500}, client.HTTPStatusClass(500), 0},
+		{"http 429", vllmsim.Faults{ErrorRate: 1, ErrorStatus: 429}, client.HTTPStatusClass(429), 0},
+		{"reset", vllmsim.Faults{DisconnectRate: 1, DisconnectAfter: 2, PacedITL: time.Millisecond}, client.ClassReset, 0},
+		{"stall", vllmsim.Faults{StallRate: 1, StallAfter: 2, StallFor: time.Hour}, client.ClassStall, 300 * time.Millisecond},
+		{"malformed", vllmsim.Faults{MalformedRate: 1, MalformedAfter: 1}, client.ClassMalformed, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testserver.New(t, tc.cfg)
+			srv := pacedSim(t, 0, tc.faults.PacedITL, tc.faults)
 			stall := tc.stall
 			if stall == 0 {
 				stall = 10 * time.Second
@@ -200,7 +204,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 }
 
 func TestNoUsageIsCountedAndReported(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{NoUsage: true, Tokens: 5})
+	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
 	p := Plan{Doer: c, Workload: fixedWorkload(8, 5), Rates: []float64{20}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
 		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
@@ -213,7 +217,9 @@ func TestNoUsageIsCountedAndReported(t *testing.T) {
 }
 
 func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Tokens: 10}) // asked for 20, sends 10
+	// Asked for 20, it stops after half of them, ignore_eos and min_tokens
+	// notwithstanding.
+	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
 	p := Plan{Doer: c, Workload: fixedWorkload(8, 20), Rates: []float64{20}, Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant},
 		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
@@ -224,15 +230,15 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	assert.Equal(t, 10, s.LengthMismatches)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 
-	// The same server asked for what it sends: no hazard.
-	p.Workload = fixedWorkload(8, 10)
+	// A server that honours the lengths: no hazard.
+	p.Doer = engineClient(t, pacedSim(t, 0, 0, vllmsim.Faults{}).URL)
 	rep, err = Run(context.Background(), p)
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].HasHazard(verdict.HazardLengthMismatch), "%+v", rep.Steps[0].Hazards)
 }
 
 func TestCancelledRunReturnsPartialReport(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{TTFT: 10 * time.Millisecond, Tokens: 2})
+	srv := pacedSim(t, 10*time.Millisecond, 0, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()

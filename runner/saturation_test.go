@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/arrival"
-	"github.com/llmslo/llmslo/internal/testserver"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +41,7 @@ func busyLoops(n int) (stop func()) {
 }
 
 func saturationPlan(t *testing.T, rate float64, d time.Duration) Plan {
-	srv := testserver.New(t, testserver.Config{Tokens: 1})
+	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
 	return Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1), Rates: []float64{rate},
 		Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant}, Duration: d, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
@@ -75,7 +75,7 @@ func TestClientSaturationQuietAtAModestRate(t *testing.T) {
 }
 
 func TestClientSaturationFiresOnDrops(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Tokens: 5, TTFT: 100 * time.Millisecond})
+	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
 	p := Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5), Rates: []float64{50},

@@ -90,6 +90,7 @@ func (p *Plan) judging() verdict.Config {
 	if p.Fixture != nil {
 		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
 	}
+	c.InProcessServer = p.Target.Kind == TargetSim
 	return c
 }
 

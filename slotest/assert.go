@@ -24,7 +24,7 @@ func AssertSLO(t assert.TestingT, st *report.StepReport, expr string) bool {
 	if r.Pass {
 		return true
 	}
-	return assert.Fail(t, fmt.Sprintf("%s: SLO violated: %s", st.Name, sloName(r)), stepTable(st))
+	return assert.Fail(t, fmt.Sprintf("%s: SLO violated: %s", st.Name, report.FailedSLO(r)), stepTable(st))
 }
 
 // AssertP95TTFT checks the step's p95 time to first token.

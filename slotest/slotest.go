@@ -100,7 +100,7 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 		var failed []string
 		for _, r := range st.SLO {
 			if !r.Pass {
-				failed = append(failed, sloName(r))
+				failed = append(failed, report.FailedSLO(r))
 			}
 		}
 		if len(failed) > 0 {
@@ -110,13 +110,6 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 			t.Errorf("%s: slower than its baseline: %s:\n%s", st.Name, strings.Join(regs, "; "), buf.String())
 		}
 	}
-}
-
-func sloName(r report.SLOResult) string {
-	if r.Metric == string(report.MetricErrorRate) {
-		return fmt.Sprintf("error_rate %.2f%% > %.2f%%", 100*r.Observed, 100*r.MaxRate)
-	}
-	return fmt.Sprintf("%s.p%g %.1f ms > %g ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs)
 }
 
 // shorten divides steps and warm-ups by ShortDivisor, but keeps each step

@@ -107,6 +107,7 @@ type stepEvidence struct {
 	observe.Evidence
 	expectedHitRate float64
 	meanOutput      float64
+	inProcessServer bool
 	slos            []SLO
 }
 
@@ -157,10 +158,31 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) (rep
 	return report.Hazard{
 		Kind:    HazardClientSaturation,
 		Message: "the client could not keep the open-loop schedule: " + strings.Join(why, "; "),
-		Fix: fmt.Sprintf("give the load generator more free CPU (GOMAXPROCS is %d, CPU use %.0f%%), "+
-			"run it on its own machine, or raise the in-flight cap; latencies measured by a late client are too low",
-			s.Client.GOMAXPROCS, 100*s.Client.CPUUtilization),
+		Fix:     saturationFix(s, ev, th) + "; latencies measured by a late client are too low",
 	}, true
+}
+
+// saturationFix names the cause the figures point at, most specific first.
+func saturationFix(s *report.StepReport, ev stepEvidence, th Thresholds) string {
+	c := s.Client
+	switch {
+	case s.Requests.Dropped > 0 && !th.AllowDrops:
+		return fmt.Sprintf("the in-flight cap dropped %d requests: raise --max-in-flight, or lower the rate", s.Requests.Dropped)
+	case ev.inProcessServer:
+		return "the simulator runs in the same process and shares its CPU with the client: " +
+			"run it apart (llmslo sim, or its container) or give the process more cores"
+	case c.CPUUtilization > 0.8:
+		return fmt.Sprintf("the process used %.0f%% of its %d cores (a busy CPU): give the load generator more free CPU "+
+			"or run it on its own machine", 100*c.CPUUtilization, c.GOMAXPROCS)
+	case c.SchedLatencyP99Ms > ms(th.MaxSchedLatencyP99):
+		return fmt.Sprintf("goroutines waited %.1f ms (p99) to run while the process used %.0f%% CPU (a starved scheduler): "+
+			"raise GOMAXPROCS or stop other work in the process", c.SchedLatencyP99Ms, 100*c.CPUUtilization)
+	case s.BodyWrite.Count > 0 && s.BodyWrite.P99 > ms(th.MaxSendLagP99):
+		return fmt.Sprintf("request bodies took %.1f ms (p99) to write (huge bodies): the lag follows them; "+
+			"shard the load over more clients or connections", s.BodyWrite.P99)
+	}
+	return fmt.Sprintf("the process used %.0f%% of its %d cores yet sent late, so other processes likely took the CPU: "+
+		"run the load generator on a quieter machine", 100*c.CPUUtilization, c.GOMAXPROCS)
 }
 
 func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) (report.Hazard, bool) {

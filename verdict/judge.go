@@ -159,7 +159,10 @@ type Config struct {
 	// MeanOutputTokens is the fixture's mean output length: how many ITL
 	// samples a request gives, for too_few_samples' advice.
 	MeanOutputTokens float64
-	Thresholds       Thresholds
+	// InProcessServer says the server runs in the client's process (the
+	// embedded simulator), a cause client_saturation names.
+	InProcessServer bool
+	Thresholds      Thresholds
 }
 
 // Judge fills the step's SLO results, hazards and verdict from what was
@@ -169,7 +172,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 	s.SLO = judgeSLOs(s, slos, c.Strict)
 	th := c.Thresholds.Resolved()
 	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
-		meanOutput: c.MeanOutputTokens, slos: slos}, th)
+		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos}, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
 	s.Verdict = verdictOf(s)
 }

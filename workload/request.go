@@ -24,6 +24,10 @@ type Request struct {
 	// OutputTokens is the output length the workload asked for; it is sent
 	// as max_tokens and min_tokens with ignore_eos.
 	OutputTokens int
+	// Body is the request's encoded body when it was prepared ahead of its
+	// intended time (see dispatch.Preparer); empty, the Doer encodes it as
+	// it sends, and that time counts as send lag.
+	Body []byte
 }
 
 // Workload yields the requests of a run. Request(i) must be deterministic for

@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/client"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// pacedSim is a simulator with an exact TTFT and ITL and no capacity limit.
+func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vllmsim.Server {
+	t.Helper()
+	faults.PacedTTFT, faults.PacedITL = ttft, itl
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", Faults: faults})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) Plan {
+	return Plan{Doer: c, Workload: fixedWorkload(in, out), Rates: []float64{rate},
+		Arrival: arrival.Arrival{Kind: arrival.ArrivalConstant}, Duration: d, DrainTimeout: 5 * time.Second,
+		SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}
+}
+
+func sloResult(t *testing.T, s *report.StepReport, metric report.Metric) report.SLOResult {
+	t.Helper()
+	for _, r := range s.SLO {
+		if r.Metric == string(metric) {
+			return r
+		}
+	}
+	t.Fatalf("no %s result in %+v", metric, s.SLO)
+	return report.SLOResult{}
+}
+
+// A server killed halfway through a step, with only a latency SLO listed:
+// the error guard is on all the same and fails the step on its errors.
+func TestServerDyingMidStepFailsOnItsErrors(t *testing.T) {
+	srv := pacedSim(t, 10*time.Millisecond, time.Millisecond, vllmsim.Faults{})
+	c := engineClient(t, srv.URL)
+	p := constantPlan(t, c, 20, 2*time.Second, 8, 4, "ttft.p50<=1s")
+	time.AfterFunc(time.Second, srv.Close)
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	er := sloResult(t, &s, report.MetricErrorRate)
+	assert.InDelta(t, 0.5, er.Observed, 0.1, "%v", s.Errors)
+	assert.False(t, er.Pass)
+	assert.True(t, er.Conclusive)
+	assert.Equal(t, report.VerdictFail, s.Verdict)
+	assert.True(t, sloResult(t, &s, report.MetricTTFT).Pass, "the requests that were answered were fast")
+	assert.Contains(t, rep.SLO, report.SLOSpec{Metric: "error_rate", MaxRate: 0.01}, "the report states the guard")
+}
+
+// A server failing 30% of its requests fails on its error rate; that the
+// percentiles lack samples too is listed, not what the step says.
+func TestThirtyPercentFailuresFailTheStep(t *testing.T) {
+	srv := pacedSim(t, 5*time.Millisecond, time.Millisecond, vllmsim.Faults{ErrorRate: 0.3})
+	p := constantPlan(t, engineClient(t, srv.URL), 40, 2*time.Second, 8, 4, "ttft.p95<=1s", "itl.p99<=1s")
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.Equal(t, report.VerdictFail, s.Verdict, "%+v %+v", s.SLO, s.Hazards)
+	er := sloResult(t, &s, report.MetricErrorRate)
+	assert.InDelta(t, 0.3, er.Observed, 0.12)
+	assert.True(t, er.Conclusive && !er.Pass)
+	assert.True(t, s.HasHazard(verdict.HazardTooFewSamples), "still listed: %+v", s.Hazards)
+}
+
+// Requests the client abandons enter TTFT as what the user had waited: a
+// 1 s stall timeout on a server that takes 3 s gives TTFTs of at least 1 s.
+func TestAbandonedRequestsAreLowerBounds(t *testing.T) {
+	srv := pacedSim(t, 3*time.Second, time.Millisecond, vllmsim.Faults{})
+	c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: time.Second})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	p := constantPlan(t, c, 5, time.Second, 8, 4, "ttft.p50<=10s")
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	assert.Equal(t, 5, s.Errors[string(client.ClassStall)], "%v", s.Errors)
+	assert.Equal(t, int64(5), s.TTFT.Count, "every abandoned request is in TTFT")
+	assert.GreaterOrEqual(t, s.TTFT.P50, 1000.0)
+	assert.GreaterOrEqual(t, s.TTFT.Mean, 1000.0)
+	assert.Less(t, s.TTFT.Max, 3000.0, "a lower bound: the client left before the token")
+	assert.Equal(t, 1.0, s.ErrorRate())
+	assert.Equal(t, report.VerdictFail, s.Verdict)
+}
+
+// Throughput divides by the time the step ran, not by its schedule: a
+// 100 ms burst that takes seconds to serve reports the tokens per second
+// the server gave.
+func TestThroughputOverTheTimeTheStepRan(t *testing.T) {
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", MaxNumSeqs: 4,
+		Profile: vllmsim.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
+	t.Cleanup(srv.Close)
+	p := constantPlan(t, engineClient(t, srv.URL), 640, 100*time.Millisecond, 16, 20, "e2el.p50<=1h")
+	p.DrainTimeout = 30 * time.Second
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	require.Equal(t, 64, s.Requests.Completed, "%v", s.Errors)
+	// 64 requests, 4 at a time, about 20 steps of 10 ms each: over 3 s.
+	span := s.E2EL.Max / 1000 // the last request's end, from its send at ~0.1 s
+	assert.Greater(t, span, 2.5)
+	assert.InEpsilon(t, float64(s.Tokens.Output)/span, s.Tokens.OutputPerS, 0.1)
+	assert.Less(t, s.Tokens.OutputPerS, 700.0, "not 1280 tokens over the 0.1 s schedule (12,800/s)")
+}
+
+// Bodies are encoded before their intended time: 100,000-token prompts
+// (about 600 KB of JSON each) keep the send lag of 1,000-token ones, and
+// the time to write them is reported on its own.
+func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 200_000})
+	t.Cleanup(srv.Close)
+	step := func(in int) report.StepReport {
+		p := constantPlan(t, engineClient(t, srv.URL), 5, 2*time.Second, in, 1, "ttft.p50<=10s")
+		p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
+		rep, err := Run(context.Background(), p)
+		require.NoError(t, err)
+		require.Equal(t, 10, rep.Steps[0].Requests.Completed, "%v", rep.Steps[0].Errors)
+		return rep.Steps[0]
+	}
+	small, huge := step(1000), step(100_000)
+	t.Logf("send lag p99: %.2f ms (1k tokens), %.2f ms (100k); body write p99 %.2f / %.2f ms",
+		small.SendLag.P99, huge.SendLag.P99, small.BodyWrite.P99, huge.BodyWrite.P99)
+	assert.Less(t, huge.SendLag.P99, small.SendLag.P99+2, "the encoding is off the send path")
+	assert.False(t, huge.HasHazard(verdict.HazardClientSaturation), "%+v", huge.Hazards)
+	assert.Equal(t, int64(10), huge.BodyWrite.Count)
+	assert.Greater(t, huge.BodyWrite.Mean, small.BodyWrite.Mean, "writing 600 KB takes longer than 6 KB")
+}
