@@ -15,7 +15,9 @@ import (
 // failures records what an assertion reported instead of failing the test.
 type failures struct{ msgs []string }
 
-func (f *failures) Errorf(format string, args ...any) { f.msgs = append(f.msgs, fmt.Sprintf(format, args...)) }
+func (f *failures) Errorf(format string, args ...any) {
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
 
 // knownStep has 400 TTFTs of 100 ms and 20 of 900 ms (p95 100 ms, p99
 // 900 ms), ITLs of 10 ms with a 2% tail at 80 ms (p99 80 ms), 2 failures in 400 sent,
