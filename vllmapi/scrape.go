@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"golang.org/x/time/rate"
 )
 
 // ServerSample is one scrape of a vLLM server's /metrics, summed over label
@@ -196,6 +197,11 @@ func (s *Scraper) loop(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.every)
 	defer t.Stop()
+	// The window's first and last scrapes always run; the periodic ones
+	// go through a token bucket, so that a ticker firing next to them (or
+	// catching up after a stall) never doubles the load on the server's
+	// /metrics while it is being measured.
+	periodic := rate.NewLimiter(rate.Every(s.every/2), 1)
 	baseline := time.NewTimer(time.Until(s.from))
 	defer baseline.Stop()
 	end := time.NewTimer(time.Until(s.until))
@@ -207,7 +213,9 @@ func (s *Scraper) loop(ctx context.Context) {
 		case <-end.C:
 			s.scrape(ctx)
 		case <-t.C:
-			s.scrape(ctx)
+			if periodic.Allow() {
+				s.scrape(ctx)
+			}
 		case <-s.stop:
 			return
 		case <-ctx.Done():

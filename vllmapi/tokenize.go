@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"golang.org/x/time/rate"
 )
 
 // HTTPTokenizer counts tokens with a server's POST /tokenize (vLLM's shape):
@@ -17,7 +19,14 @@ type HTTPTokenizer struct {
 	url    string
 	model  string
 	client *http.Client
+	limit  *rate.Limiter
 }
+
+// TokenizeRate bounds the calls an HTTPTokenizer makes: prompt calibration
+// runs before a step, against the server about to be measured, and a burst
+// of thousands of /tokenize calls would still be loading its API server
+// when the step starts.
+const TokenizeRate = 200 // calls per second
 
 // NewHTTPTokenizer talks to the server at baseURL (its root or its /v1
 // address); a nil client is http.DefaultClient. Give the client a transport
@@ -27,7 +36,8 @@ func NewHTTPTokenizer(baseURL, model string, client *http.Client) *HTTPTokenizer
 		client = http.DefaultClient
 	}
 	base := strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
-	return &HTTPTokenizer{url: base + "/tokenize", model: model, client: client}
+	return &HTTPTokenizer{url: base + "/tokenize", model: model, client: client,
+		limit: rate.NewLimiter(TokenizeRate, TokenizeRate/10)}
 }
 
 type tokenizeRequest struct {
@@ -42,6 +52,9 @@ type tokenizeMessage struct {
 
 // CountTokens implements workload.Tokenizer.
 func (t *HTTPTokenizer) CountTokens(ctx context.Context, text string) (int, error) {
+	if err := t.limit.Wait(ctx); err != nil {
+		return 0, fmt.Errorf("tokenize: %w", err)
+	}
 	body, err := json.Marshal(tokenizeRequest{Model: t.model, Messages: []tokenizeMessage{{Role: "user", Content: text}}})
 	if err != nil {
 		return 0, err
