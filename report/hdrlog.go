@@ -10,10 +10,10 @@ import (
 
 // WriteHDRLog writes the step's latency histograms (TTFT, TTFT from send,
 // ITL, TPOT, E2EL) as an HDR interval log; start stamps it. It fails for a
-// step read back from JSON, which carries summaries, not histograms.
+// step without histograms (one built by hand, or from an old report).
 func (s *StepReport) WriteHDRLog(w io.Writer, start time.Time) error {
 	if s.Histograms == nil {
-		return fmt.Errorf("step %s has no histograms (a report read back from JSON keeps only summaries)", s.Name)
+		return fmt.Errorf("step %s has no histograms (it was not recorded by this version of llmslo)", s.Name)
 	}
 	d := time.Duration((s.WarmupS + s.DurationS) * float64(time.Second))
 	hists := make(map[string]*stats.Histogram, len(s.Histograms))

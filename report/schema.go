@@ -158,9 +158,10 @@ type StepReport struct {
 	Verdict    Verdict  `json:"verdict"`
 	Partial    bool     `json:"partial,omitempty"`
 
-	// Histograms holds the step's latency histograms while it is in
-	// memory; a report read back from JSON has only the summaries.
-	Histograms map[Metric]*stats.Histogram `json:"-"`
+	// Histograms holds the step's latency histograms (TTFT, TTFT from
+	// send, ITL, TPOT, E2EL), whole: a report read back (a baseline, a
+	// shard to merge) gives every percentile and interval again.
+	Histograms map[Metric]*stats.Histogram `json:"histograms,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers
@@ -195,15 +196,20 @@ type Capacity struct {
 }
 
 // BaselineCheck compares one gated percentile with the same step of a
-// recorded run. It regressed when the whole 95% interval (or, with too few
-// samples for one, the observed value) lies above the baseline's value
-// times 1+Tolerance: a regression is called only when the data say so.
+// recorded run. Ratio is observed/baseline; RatioCI95 its interval, which
+// carries both runs' sampling error (docs/baselines.md). It regressed when
+// the whole interval lies above 1+Tolerance: a regression is called only
+// when the data say so. Paired says both runs used the same seed, so they
+// sent the same requests on the same schedule.
 type BaselineCheck struct {
 	Metric     string      `json:"metric"`
 	Percentile float64     `json:"percentile"`
 	BaselineMs float64     `json:"baseline_ms"`
 	ObservedMs float64     `json:"observed_ms"`
 	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	Ratio      float64     `json:"ratio"`
+	RatioCI95  *[2]float64 `json:"ratio_ci95,omitempty"`
+	Paired     bool        `json:"paired"`
 	Tolerance  float64     `json:"tolerance"`
 	Regressed  bool        `json:"regressed"`
 }

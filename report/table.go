@@ -98,12 +98,16 @@ func WriteStep(w io.Writer, s *StepReport) {
 		if c.Regressed {
 			res = "REGRESSED"
 		}
-		change := "n/a"
-		if c.BaselineMs > 0 {
-			change = fmt.Sprintf("%+.1f%%", 100*(c.ObservedMs/c.BaselineMs-1))
+		ratio := fmt.Sprintf("×%.2f", c.Ratio)
+		if c.RatioCI95 != nil {
+			ratio += fmt.Sprintf(" [%.2f, %.2f]", c.RatioCI95[0], c.RatioCI95[1])
 		}
-		fmt.Fprintf(w, "  baseline %s.p%g: %.1f ms against %.1f ms (%s, allowed +%.0f%%): %s\n",
-			c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, change, 100*c.Tolerance, res)
+		paired := "paired"
+		if !c.Paired {
+			paired = "unpaired: another seed"
+		}
+		fmt.Fprintf(w, "  baseline %s.p%g: %.1f ms against %.1f ms, %s (%s), allowed ×%.2f: %s\n",
+			c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, ratio, paired, 1+c.Tolerance, res)
 	}
 	if len(s.Errors) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))

@@ -79,7 +79,9 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.Equal(t, 1.0, s.Goodput)
 	assert.Empty(t, s.Hazards)
 	assert.InDelta(t, 10, s.RateAchieved, 0.3, "19 gaps of 100 ms between the first and last send")
-	assert.InDelta(t, 400.0/2, s.Tokens.OutputPerS, 1e-9, "output tokens over the measured window")
+	// Throughput is over the time the step ran: from the first send to the
+	// last end, 19 gaps of 100 ms and then one E2EL.
+	assert.InDelta(t, 1900+50+19*5, 400/s.Tokens.OutputPerS*1000, 3*tol, "ms from the first send to the last end, by the output tokens per second")
 	assert.Equal(t, int64(20*20), s.Tokens.Events, "one event per token")
 	assert.Zero(t, s.Tokens.MultiEvents)
 	var sent, done int
@@ -163,6 +165,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 		{"http 500", vllmsim.Faults{ErrorRate: 1, ErrorStatus: 500}, client.HTTPStatusClass(500), 0},
 		{"http 429", vllmsim.Faults{ErrorRate: 1, ErrorStatus: 429}, client.HTTPStatusClass(429), 0},
 		{"reset", vllmsim.Faults{DisconnectRate: 1, DisconnectAfter: 2, PacedITL: time.Millisecond}, client.ClassReset, 0},
+		// Two tokens, then nothing until the client gives up.
 		{"stall", vllmsim.Faults{StallRate: 1, StallAfter: 2, StallFor: time.Hour}, client.ClassStall, 300 * time.Millisecond},
 		{"malformed", vllmsim.Faults{MalformedRate: 1, MalformedAfter: 1}, client.ClassMalformed, 0},
 	}
@@ -196,7 +199,16 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 				failedBySecond += sec.Failed
 			}
 			assert.Equal(t, 10, failedBySecond, "the timeline counts every failure")
-			assert.Zero(t, s.TTFT.Count, "failed requests stay out of the latency histograms")
+			if tc.class == client.ClassStall {
+				// The client gave up on a user who would still be waiting: each
+				// request's first token and its gaps, the one still open at
+				// least the stall timeout, enter as lower bounds.
+				assert.Equal(t, int64(10), s.TTFT.Count)
+				assert.Equal(t, int64(10*2), s.ITL.Count)
+				assert.GreaterOrEqual(t, s.ITL.Max, 300.0)
+			} else {
+				assert.Zero(t, s.TTFT.Count, "failed requests stay out of the latency histograms")
+			}
 			assert.Equal(t, report.VerdictFail, s.Verdict)
 			assert.Equal(t, 1.0, s.SLO[0].Observed)
 		})

@@ -191,7 +191,7 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	st, used, err := RunStep(ctx, p, rate, s.next)
 	s.next += used
 	if st != nil && s.baseline != nil && err == nil {
-		checks, berr := verdict.CompareBaseline(s.baseline, st, s.cfg.BaselineTolerance)
+		checks, berr := verdict.CompareBaseline(s.baseline, st, s.plan.Seed, s.cfg.BaselineTolerance)
 		if berr != nil {
 			return st, fmt.Errorf("%w: record it again with %s", berr, s.cfg.baselineHint())
 		}

@@ -146,7 +146,12 @@ func (h *Histogram) Merge(o *Histogram) {
 // at histogram resolution. ok is false when there are too few observations
 // for a two-sided interval (see MinSamplesForCI).
 func (h *Histogram) QuantileCI(p float64) (lo, hi time.Duration, ok bool) {
-	rlo, rhi, ok := QuantileCIRanks(h.Count(), p, 0.95)
+	return h.QuantileCIAt(p, 0.95)
+}
+
+// QuantileCIAt is QuantileCI at confidence conf.
+func (h *Histogram) QuantileCIAt(p, conf float64) (lo, hi time.Duration, ok bool) {
+	rlo, rhi, ok := QuantileCIRanks(h.Count(), p, conf)
 	if !ok {
 		return 0, 0, false
 	}

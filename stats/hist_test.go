@@ -7,6 +7,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // uniformMillis is a histogram of 1, 2, …, n milliseconds in shuffled order.
@@ -201,4 +204,28 @@ func BenchmarkHistogramSummary(b *testing.B) {
 	for b.Loop() {
 		h.Summary()
 	}
+}
+
+func TestHistogramJSONRoundTrip(t *testing.T) {
+	h := NewHistogram()
+	for i := 1; i <= 5000; i++ {
+		h.Record(time.Duration(i*i) * time.Microsecond)
+	}
+	h.Record(2 * time.Hour) // clamped
+	b, err := json.Marshal(h)
+	require.NoError(t, err)
+	assert.Less(t, len(b), 20_000, "compressed")
+	var back Histogram
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, h.Count(), back.Count())
+	assert.Equal(t, h.Mean(), back.Mean())
+	assert.Equal(t, h.Max(), back.Max())
+	assert.Equal(t, h.Clamped(), back.Clamped())
+	for _, p := range []float64{1, 50, 95, 99, 99.9} {
+		assert.Equal(t, h.Quantile(p), back.Quantile(p), "p%g", p)
+	}
+	lo, hi, _ := h.QuantileCI(95)
+	blo, bhi, _ := back.QuantileCI(95)
+	assert.Equal(t, [2]time.Duration{lo, hi}, [2]time.Duration{blo, bhi})
+	assert.Error(t, json.Unmarshal([]byte(`{"hdr":"not base64"}`), &back))
 }

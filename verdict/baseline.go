@@ -6,10 +6,19 @@ import (
 	"github.com/llmslo/llmslo/report"
 )
 
+// BaselineSideConfidence is the confidence of each run's own interval in a
+// baseline comparison. Two independent intervals at 95% each err on the
+// high side of the ratio together with probability at most 2.5% + 2.5%, so
+// a regression is called by chance at most 5% of the time, and in practice
+// far less (both would have to err, and by enough to clear the tolerance).
+const BaselineSideConfidence = 0.95
+
 // CompareBaseline checks every latency SLO of st against the same step of
 // base. It is an error when base has no such step or did not measure the
 // percentile: a gate must not pass for want of something to compare with.
-func CompareBaseline(base *report.Report, st *report.StepReport, tolerance float64) ([]report.BaselineCheck, error) {
+// seed is the current run's: the same seed as the baseline's means the two
+// runs sent the same requests on the same schedule (a paired comparison).
+func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tolerance float64) ([]report.BaselineCheck, error) {
 	var bs *report.StepReport
 	for i := range base.Steps {
 		if base.Steps[i].Name == st.Name {
@@ -25,20 +34,41 @@ func CompareBaseline(base *report.Report, st *report.StepReport, tolerance float
 			continue
 		}
 		b, ok := findResult(bs.SLO, r.Metric, r.Percentile)
-		if !ok || b.Samples == 0 {
+		if !ok || b.Samples == 0 || b.ObservedMs <= 0 {
 			return nil, fmt.Errorf("the baseline's step %s has no %s.p%g", st.Name, r.Metric, r.Percentile)
 		}
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
-			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Tolerance: tolerance}
-		bound := b.ObservedMs * (1 + tolerance)
-		if r.CI95Ms != nil {
-			c.Regressed = r.CI95Ms[0] > bound
-		} else {
-			c.Regressed = r.ObservedMs > bound
+			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
+			Paired: base.Seed == seed, Tolerance: tolerance}
+		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile)
+		switch {
+		case c.RatioCI95 != nil:
+			c.Regressed = c.RatioCI95[0] > 1+tolerance
+		case r.CI95Ms != nil: // a baseline without histograms: its point only
+			c.Regressed = r.CI95Ms[0] > b.ObservedMs*(1+tolerance)
+		default:
+			c.Regressed = c.Ratio > 1+tolerance
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ratioInterval bounds observed/baseline for a percentile with both runs'
+// distribution-free order-statistic intervals: [lo_new/hi_base,
+// hi_new/lo_base]. It is nil when either run lacks the histogram or the
+// samples for an interval.
+func ratioInterval(st, bs *report.StepReport, m report.Metric, p float64) *[2]float64 {
+	hn, hb := st.Histogram(m), bs.Histogram(m)
+	if hn == nil || hb == nil {
+		return nil
+	}
+	nlo, nhi, ok1 := hn.QuantileCIAt(p, BaselineSideConfidence)
+	blo, bhi, ok2 := hb.QuantileCIAt(p, BaselineSideConfidence)
+	if !ok1 || !ok2 || blo <= 0 || bhi <= 0 {
+		return nil
+	}
+	return &[2]float64{float64(nlo) / float64(bhi), float64(nhi) / float64(blo)}
 }
 
 func findResult(rs []report.SLOResult, metric string, p float64) (report.SLOResult, bool) {
