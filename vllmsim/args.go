@@ -2,6 +2,7 @@ package vllmsim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,10 @@ import (
 //	--model M, --served-model-name N, --max-model-len N, --max-num-seqs N,
 //	--max-num-batched-tokens N, --block-size N, --num-gpu-blocks-override N,
 //	--enable-prefix-caching, --no-enable-prefix-caching, --host H, --port P,
-//	--seed N, --profile NAME,
+//	--tensor-parallel-size N, --quantization fp8, --kv-cache-dtype fp8,
+//	--gpu-memory-utilization F, --performance-mode MODE,
+//	--enable-chunked-prefill, --no-enable-chunked-prefill,
+//	--seed N, --profile NAME, --gpu NAME, --step-time-scale F,
 //	--fault-error-rate F, --fault-error-status CODE,
 //	--fault-disconnect-rate F, --fault-disconnect-after TOKENS,
 //	--fault-stall-rate F, --fault-stall-after TOKENS, --fault-stall-for DURATION,
@@ -155,15 +159,26 @@ const (
 	boolean
 )
 
-// ignoredFlags are vLLM serve flags accepted without effect: they size or
-// place the real model on GPUs, or tune logging.
+// ignoredFlags are vLLM serve flags accepted without effect: they place the
+// real model (pipeline and data parallelism, dtype), load it, or tune
+// logging.
 var ignoredFlags = map[string]int{
-	"gpu-memory-utilization": takesValue, "tensor-parallel-size": takesValue, "pipeline-parallel-size": takesValue,
-	"data-parallel-size": takesValue, "dtype": takesValue, "kv-cache-dtype": takesValue, "swap-space": takesValue,
+	"pipeline-parallel-size": takesValue, "data-parallel-size": takesValue, "dtype": takesValue, "swap-space": takesValue,
 	"download-dir": takesValue, "tokenizer": takesValue, "revision": takesValue, "max-log-len": takesValue,
-	"uvicorn-log-level": takesValue, "quantization": takesValue, "load-format": takesValue,
+	"uvicorn-log-level": takesValue, "load-format": takesValue,
 	"trust-remote-code": boolean, "enforce-eager": boolean, "disable-log-requests": boolean,
-	"disable-log-stats": boolean, "enable-chunked-prefill": boolean, "disable-frontend-multiprocessing": boolean,
+	"disable-log-stats": boolean, "disable-frontend-multiprocessing": boolean,
+}
+
+func fractionFlag(dst func(*Config) *float64, what string, max float64) serveFlag {
+	return serveFlag{set: func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= max) {
+			return fmt.Errorf("%q is not %s", v, what)
+		}
+		*dst(c) = f
+		return nil
+	}}
 }
 
 var serveFlags = map[string]serveFlag{
@@ -178,6 +193,13 @@ var serveFlags = map[string]serveFlag{
 	"served-model-name":       stringFlag(func(c *Config) *string { return &c.ServedModelName }),
 	"host":                    stringFlag(func(c *Config) *string { return &c.Host }),
 	"profile":                 stringFlag(func(c *Config) *string { return &c.ProfileName }),
+	"gpu":                     stringFlag(func(c *Config) *string { return &c.GPU }),
+	"quantization":            stringFlag(func(c *Config) *string { return &c.Quantization }),
+	"kv-cache-dtype":          stringFlag(func(c *Config) *string { return &c.KVCacheDType }),
+	"performance-mode":        stringFlag(func(c *Config) *string { return &c.PerformanceMode }),
+	"tensor-parallel-size":    intFlag(func(c *Config) *int { return &c.TensorParallelSize }, 1),
+	"gpu-memory-utilization":  fractionFlag(func(c *Config) *float64 { return &c.GPUMemoryUtilization }, "a fraction within (0, 1]", 1),
+	"step-time-scale":         fractionFlag(func(c *Config) *float64 { return &c.StepTimeScale }, "a positive factor", math.MaxFloat64),
 	"max-model-len":           intFlag(func(c *Config) *int { return &c.MaxModelLen }, 1),
 	"max-num-seqs":            intFlag(func(c *Config) *int { return &c.MaxNumSeqs }, 1),
 	"max-num-batched-tokens":  intFlag(func(c *Config) *int { return &c.MaxNumBatchedTokens }, 1),
@@ -192,14 +214,16 @@ var serveFlags = map[string]serveFlag{
 		c.Seed = n
 		return nil
 	}},
-	"enable-prefix-caching":    {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = false; return nil }},
-	"no-enable-prefix-caching": {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = true; return nil }},
-	"fault-error-rate":         rateFlag(func(c *Config) *float64 { return &c.Faults.ErrorRate }),
-	"fault-error-status":       intFlag(func(c *Config) *int { return &c.Faults.ErrorStatus }, 400),
-	"fault-disconnect-rate":    rateFlag(func(c *Config) *float64 { return &c.Faults.DisconnectRate }),
-	"fault-disconnect-after":   intFlag(func(c *Config) *int { return &c.Faults.DisconnectAfter }, 1),
-	"fault-stall-rate":         rateFlag(func(c *Config) *float64 { return &c.Faults.StallRate }),
-	"fault-stall-after":        intFlag(func(c *Config) *int { return &c.Faults.StallAfter }, 1),
-	"fault-stall-for":          durationFlag(func(c *Config) *time.Duration { return &c.Faults.StallFor }),
-	"fault-startup-delay":      durationFlag(func(c *Config) *time.Duration { return &c.Faults.StartupDelay }),
+	"enable-prefix-caching":     {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = false; return nil }},
+	"no-enable-prefix-caching":  {boolean: true, set: func(c *Config, _ string) error { c.DisablePrefixCaching = true; return nil }},
+	"enable-chunked-prefill":    {boolean: true, set: func(c *Config, _ string) error { c.DisableChunkedPrefill = false; return nil }},
+	"no-enable-chunked-prefill": {boolean: true, set: func(c *Config, _ string) error { c.DisableChunkedPrefill = true; return nil }},
+	"fault-error-rate":          rateFlag(func(c *Config) *float64 { return &c.Faults.ErrorRate }),
+	"fault-error-status":        intFlag(func(c *Config) *int { return &c.Faults.ErrorStatus }, 400),
+	"fault-disconnect-rate":     rateFlag(func(c *Config) *float64 { return &c.Faults.DisconnectRate }),
+	"fault-disconnect-after":    intFlag(func(c *Config) *int { return &c.Faults.DisconnectAfter }, 1),
+	"fault-stall-rate":          rateFlag(func(c *Config) *float64 { return &c.Faults.StallRate }),
+	"fault-stall-after":         intFlag(func(c *Config) *int { return &c.Faults.StallAfter }, 1),
+	"fault-stall-for":           durationFlag(func(c *Config) *time.Duration { return &c.Faults.StallFor }),
+	"fault-startup-delay":       durationFlag(func(c *Config) *time.Duration { return &c.Faults.StartupDelay }),
 }

@@ -17,19 +17,28 @@ func TestParseServeArgs(t *testing.T) {
 		{[]string{"serve", "meta-llama/Llama-3.1-8B", "--port", "9000"}, func(c Config) bool {
 			return c.Model == "meta-llama/Llama-3.1-8B" && c.Port == 9000
 		}},
-		{[]string{"m", "--served-model-name=x", "--max-num-seqs=8", "--max-num-batched-tokens", "2048",
+		{[]string{"Qwen/Qwen3-8B", "--served-model-name=x", "--max-num-seqs=8", "--max-num-batched-tokens", "2048",
 			"--block-size", "32", "--num-gpu-blocks-override", "1000", "--max-model-len=4096", "--host", "0.0.0.0"},
 			func(c Config) bool {
-				return c.Model == "m" && c.ServedModelName == "x" && c.MaxNumSeqs == 8 && c.MaxNumBatchedTokens == 2048 &&
+				return c.Model == "Qwen/Qwen3-8B" && c.ServedModelName == "x" && c.MaxNumSeqs == 8 && c.MaxNumBatchedTokens == 2048 &&
 					c.BlockSize == 32 && c.NumGPUBlocks == 1000 && c.MaxModelLen == 4096 && c.Host == "0.0.0.0"
 			}},
-		{[]string{"--model", "a", "--no-enable-prefix-caching"}, func(c Config) bool { return c.DisablePrefixCaching }},
+		{[]string{"--model", "Qwen/Qwen3-8B", "--no-enable-prefix-caching"}, func(c Config) bool { return c.DisablePrefixCaching }},
 		{[]string{"--no-enable-prefix-caching", "--enable-prefix-caching"}, func(c Config) bool { return !c.DisablePrefixCaching }},
 		{[]string{"--enable_prefix_caching=true"}, func(c Config) bool { return !c.DisablePrefixCaching }},
-		{[]string{"m", "--gpu-memory-utilization", "0.9", "--tensor-parallel-size=2", "--trust-remote-code", "--dtype", "auto"},
+		{[]string{"m", "--profile", "instant", "--trust-remote-code", "--dtype", "auto", "--pipeline-parallel-size", "1"},
 			func(c Config) bool {
-				return c.Model == "m" && strings.Join(c.IgnoredFlags, " ") == "--gpu-memory-utilization --tensor-parallel-size --trust-remote-code --dtype"
+				return c.Model == "m" && strings.Join(c.IgnoredFlags, " ") == "--trust-remote-code --dtype --pipeline-parallel-size"
 			}},
+		{[]string{"meta-llama/Llama-3.1-70B-Instruct", "--gpu", "H200", "--tensor-parallel-size=2", "--gpu-memory-utilization", "0.85",
+			"--quantization", "fp8", "--kv-cache-dtype=fp8", "--performance-mode", "throughput", "--no-enable-chunked-prefill",
+			"--step-time-scale", "1.5"},
+			func(c Config) bool {
+				return c.GPU == "H200" && c.TensorParallelSize == 2 && c.GPUMemoryUtilization == 0.85 && c.Quantization == "fp8" &&
+					c.KVCacheDType == "fp8" && c.PerformanceMode == "throughput" && c.DisableChunkedPrefill && c.StepTimeScale == 1.5 &&
+					len(c.IgnoredFlags) == 0
+			}},
+		{[]string{"--no-enable-chunked-prefill", "--enable-chunked-prefill"}, func(c Config) bool { return !c.DisableChunkedPrefill }},
 		{[]string{"--api-key", "sk-1"}, func(c Config) bool {
 			return c.APIKey == "sk-1" && !strings.Contains(fmt.Sprintf("%v %+v %#v", c, c, c), "sk-1")
 		}},
@@ -72,6 +81,15 @@ func TestParseServeArgsErrors(t *testing.T) {
 		{[]string{"--no-enable-prefix-caching=false"}, "takes no value"},
 		{[]string{"--num-gpu-blocks-override", "10"}, "smaller than --max-model-len"},
 		{[]string{"--port", "70000"}, "within 0..65535"},
+		{[]string{"acme/model-x"}, `unknown model "acme/model-x"`},
+		{[]string{"--gpu", "v100"}, `unknown GPU "v100"`},
+		{[]string{"--gpu-memory-utilization", "1.2"}, "not a fraction within (0, 1]"},
+		{[]string{"--step-time-scale", "0"}, "not a positive factor"},
+		{[]string{"--step-time-scale", "NaN"}, "not a positive factor"},
+		{[]string{"--tensor-parallel-size", "0"}, "below the minimum 1"},
+		{[]string{"--tensor-parallel-size", "3"}, "cannot be split"},
+		{[]string{"--performance-mode", "max"}, "--performance-mode"},
+		{[]string{"--enable-chunked-prefill=false"}, "takes no value"},
 	}
 	for _, c := range cases {
 		_, err := ParseServeArgs(c.args)

@@ -2,19 +2,25 @@ package vllmsim
 
 import "fmt"
 
-// Defaults, chosen to look like vLLM serving an 8B model on one H100.
+// Defaults, those of vLLM serving Llama 3.1 8B on one H100 (DefaultGPU).
 const (
-	DefaultModel               = "llmslo/sim-llama-3-8b"
-	DefaultMaxModelLen         = 16384 // fits the Azure conversation traces (≤ 14050 in + 1000 out)
-	DefaultMaxNumSeqs          = 256   // vLLM V1's default on GPUs
-	DefaultMaxNumBatchedTokens = 8192  // chunked prefill on, as vLLM V1 for online serving
+	DefaultModel       = "llmslo/sim-llama-3-8b" // Llama 3.1 8B's shape
+	DefaultMaxModelLen = 16384                   // DefaultModel's, and an unknown model's: fits the Azure conversation traces (≤ 14050 in + 1000 out)
+	// vLLM serve's batch limits on a GPU of at least 70 GiB other than an
+	// A100; 256 and 2048 on the others (see Config.batchDefaults).
+	DefaultMaxNumSeqs          = 1024
+	DefaultMaxNumBatchedTokens = 8192
 	DefaultBlockSize           = 16
-	DefaultNumGPUBlocks        = 30000 // 480k tokens: ~60 GiB of KV for Llama-3-8B (128 KiB per token) on an 80 GiB H100
-	DefaultEOSMeanTokens       = 256
-	DefaultVersion             = "0.11.0-llmslo-sim"
-	DefaultHost                = "127.0.0.1"
-	DefaultPort                = 8000
-	vocabSize                  = 128256 // Llama 3
+	// DefaultNumGPUBlocks is the KV cache of a model the simulator does not
+	// know, served under a named --profile: 480k tokens, about what
+	// Llama-3-8B gets on an H100. A known model's is sized from the GPU's
+	// memory.
+	DefaultNumGPUBlocks  = 30000
+	DefaultEOSMeanTokens = 256
+	DefaultVersion       = "0.11.0-llmslo-sim"
+	DefaultHost          = "127.0.0.1"
+	DefaultPort          = 8000
+	vocabSize            = 128256 // Llama 3
 )
 
 // Config configures a simulated server. The zero value serves the defaults.
@@ -34,8 +40,21 @@ type Config struct {
 
 	// ProfileName names a step profile (--profile); Profile, when its
 	// costs are not all zero or its Name is set, is used as given instead.
+	// By default the step time is the roofline model of Model on GPU.
 	ProfileName string
 	Profile     StepProfile
+
+	// The simulated hardware (see hardware.go and docs/simulator.md).
+	GPU                   string  // --gpu: a100, h100 (default), h200, b200, l40s, mi300x
+	TensorParallelSize    int     // --tensor-parallel-size; 1 when 0
+	Quantization          string  // --quantization: fp8, awq, gptq; the checkpoint's own when empty
+	KVCacheDType          string  // --kv-cache-dtype: auto (16-bit) or fp8
+	GPUMemoryUtilization  float64 // --gpu-memory-utilization; 0.9 when 0
+	PerformanceMode       string  // --performance-mode: balanced (default), interactivity, throughput
+	DisableChunkedPrefill bool    // --no-enable-chunked-prefill
+	// StepTimeScale multiplies every modelled step time (--step-time-scale);
+	// 1 when 0.
+	StepTimeScale float64
 
 	// EOSMeanTokens is the mean output length of requests that may stop
 	// early (no ignore_eos, no min_tokens); see outputLength.
@@ -61,8 +80,8 @@ type Config struct {
 	APIKey Secret
 
 	// IgnoredFlags lists vLLM flags that were accepted but mean nothing to
-	// the simulator (GPU memory, parallelism, dtype, …), so that a vLLM
-	// command line runs unchanged.
+	// the simulator (dtype, pipeline and data parallelism, logging, …), so
+	// that a vLLM command line runs unchanged.
 	IgnoredFlags []string
 }
 
@@ -84,24 +103,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Model == "" {
 		c.Model = DefaultModel
 	}
-	def(&c.MaxModelLen, DefaultMaxModelLen)
-	def(&c.MaxNumSeqs, DefaultMaxNumSeqs)
-	def(&c.MaxNumBatchedTokens, DefaultMaxNumBatchedTokens)
 	def(&c.BlockSize, DefaultBlockSize)
-	def(&c.NumGPUBlocks, DefaultNumGPUBlocks)
 	def(&c.EOSMeanTokens, DefaultEOSMeanTokens)
 	if c.Version == "" {
 		c.Version = DefaultVersion
 	}
 	if c.Host == "" {
 		c.Host = DefaultHost
-	}
-	if c.Profile == (StepProfile{}) {
-		p, err := Profile(c.ProfileName)
-		if err != nil {
-			return c, err
-		}
-		c.Profile = p
 	}
 	for _, f := range []struct {
 		name string
@@ -112,6 +120,9 @@ func (c Config) withDefaults() (Config, error) {
 		if f.v < 0 {
 			return c, fmt.Errorf("vllmsim: --%s must be positive, got %d", f.name, f.v)
 		}
+	}
+	if err := c.resolveHardware(); err != nil {
+		return c, err
 	}
 	if c.NumGPUBlocks*c.BlockSize < c.MaxModelLen {
 		// vLLM refuses to start when one request of max_model_len cannot fit.

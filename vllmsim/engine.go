@@ -12,7 +12,10 @@ type EngineConfig struct {
 	BlockSize           int  // tokens per KV block
 	NumBlocks           int  // KV blocks in the cache
 	PrefixCaching       bool // reuse cached full blocks of equal prefixes
-	Profile             StepProfile
+	// DisableChunkedPrefill admits a prompt only when all of it fits the
+	// step's remaining token budget (--no-enable-chunked-prefill).
+	DisableChunkedPrefill bool
+	Profile               StepProfile
 }
 
 // Engine is the clock-free core of the simulator: a model of vLLM V1's
@@ -208,6 +211,9 @@ func (e *Engine) Schedule() *Batch {
 			// At least one token must be computed to sample from.
 			hitBlocks := e.kv.lookup(s.hashes, (s.total()-1)/e.cfg.BlockSize)
 			hit = hitBlocks * e.cfg.BlockSize
+			if e.cfg.DisableChunkedPrefill && s.total()-hit > budget {
+				break
+			}
 			n := min(s.total()-hit, budget)
 			need := e.kv.blocksFor(hit+n) - hitBlocks
 			if need > e.kv.numFree-e.kv.freeAmong(s.hashes, hitBlocks) {
@@ -231,6 +237,9 @@ func (e *Engine) Schedule() *Batch {
 			budget -= n
 			continue
 		}
+		if e.cfg.DisableChunkedPrefill && s.total()-s.computed > budget {
+			break
+		}
 		n := min(s.total()-s.computed, budget)
 		need := e.kv.blocksFor(s.computed+n) - len(s.blocks)
 		if need > e.kv.numFree {
@@ -240,7 +249,7 @@ func (e *Engine) Schedule() *Batch {
 		e.admit(s, n)
 		budget -= n
 	}
-	b.Duration = e.cfg.Profile.Duration(b.Tokens, len(b.Entries), b.ContextTokens)
+	b.Duration = e.cfg.Profile.StepTime(b.Shape())
 	return b
 }
 

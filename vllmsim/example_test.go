@@ -39,7 +39,7 @@ func Example() {
 }
 
 // The engine core runs in virtual time: the default profile's idle TTFT and
-// TPOT for 1024 input and 256 output tokens.
+// TPOT for 1024 input and 256 output tokens (Llama 3.1 8B on an H100).
 func ExampleEngine() {
 	p, _ := vllmsim.Profile("default")
 	eng, _ := vllmsim.NewEngine(vllmsim.EngineConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 8192,
@@ -56,17 +56,17 @@ func ExampleEngine() {
 		}
 	}
 	fmt.Println("TTFT", first, "TPOT", ((now - first) / 255).Round(time.Microsecond))
-	// Output: TTFT 69.35ms TPOT 8.016ms
+	// Output: TTFT 26.840172ms TPOT 7.461ms
 }
 
 // Serving on a port with vLLM's own flags, until the context ends.
 func ExampleListenAndServe() {
-	cfg, err := vllmsim.ParseServeArgs([]string{"serve", "my/model", "--port", "0", "--max-num-seqs", "64"})
+	cfg, err := vllmsim.ParseServeArgs([]string{"serve", "Qwen/Qwen3-8B", "--port", "0", "--max-num-seqs", "64"})
 	if err != nil {
 		panic(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	fmt.Println(cfg.Model, cfg.MaxNumSeqs, vllmsim.ListenAndServe(ctx, cfg, nil))
-	// Output: my/model 64 <nil>
+	// Output: Qwen/Qwen3-8B 64 <nil>
 }

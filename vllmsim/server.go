@@ -47,8 +47,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := NewEngine(EngineConfig{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens,
-		BlockSize: c.BlockSize, NumBlocks: c.NumGPUBlocks, PrefixCaching: !c.DisablePrefixCaching, Profile: c.Profile})
+	eng, err := NewEngine(c.engineConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,9 @@ import (
 )
 
 // StepProfile is the step-time model: how long one engine step takes, as a
-// function of the batch it runs. A step's duration is
+// function of the batch it runs. It is either a Roofline, the
+// first-principles model of a model on a GPU that the simulator uses by
+// default, or the linear model of the named profiles:
 //
 //	Fixed + SchedulerOverhead
 //	  + PerToken        × tokens scheduled in the step (prefill chunks and one per decode)
@@ -28,23 +30,67 @@ type StepProfile struct {
 	PerToken          time.Duration
 	PerSequence       time.Duration
 	PerContextToken   time.Duration
+
+	// Roofline, when set, replaces the linear costs above.
+	Roofline *Roofline
+	// Scale multiplies every step time (--step-time-scale); 0 means 1.
+	Scale float64
+}
+
+// StepTime is the modelled time of a step of shape s.
+func (p StepProfile) StepTime(s StepShape) time.Duration {
+	if s.Tokens == 0 && s.Seqs == 0 {
+		return 0
+	}
+	var d time.Duration
+	if p.Roofline != nil {
+		d = p.Roofline.StepTime(s)
+	} else {
+		d = p.Fixed + p.SchedulerOverhead +
+			time.Duration(s.Tokens)*p.PerToken +
+			time.Duration(s.Seqs)*p.PerSequence +
+			time.Duration(s.ContextTokens)*p.PerContextToken
+	}
+	if p.Scale != 0 && p.Scale != 1 {
+		d = time.Duration(float64(d) * p.Scale)
+	}
+	return d
 }
 
 // Duration is the modelled time of a step that runs tokens batched tokens
-// over seqs sequences reading contextTokens cached tokens.
+// over seqs sequences reading contextTokens cached tokens: seqs−1 decodes
+// and one prompt chunk of the remaining tokens, which samples, as in a step
+// that finishes one prompt while others decode.
 func (p StepProfile) Duration(tokens, seqs, contextTokens int) time.Duration {
-	if tokens == 0 && seqs == 0 {
-		return 0
+	s := StepShape{Tokens: tokens, Seqs: seqs, Sampled: seqs, ContextTokens: contextTokens}
+	if n := int64(tokens - seqs + 1); n > 1 {
+		s.PrefillPairs = n * (n + 1) / 2
 	}
-	return p.Fixed + p.SchedulerOverhead +
-		time.Duration(tokens)*p.PerToken +
-		time.Duration(seqs)*p.PerSequence +
-		time.Duration(contextTokens)*p.PerContextToken
+	return p.StepTime(s)
 }
 
-// The named profiles.
+// Shape is the batch as the step-time model sees it. Call it before
+// Complete, while the sequences' cached counts are those the step reads.
+func (b *Batch) Shape() StepShape {
+	s := StepShape{Tokens: b.Tokens, Seqs: len(b.Entries), ContextTokens: b.ContextTokens}
+	for _, en := range b.Entries {
+		c, n := int64(en.Seq.computed), int64(en.Tokens)
+		if en.Seq.computed+en.Tokens >= en.Seq.total() {
+			s.Sampled++
+		}
+		if n > 1 {
+			s.PrefillPairs += n*c + n*(n+1)/2
+		}
+	}
+	return s
+}
+
+// The named profiles: linear models fitted by hand before the roofline
+// model, kept so that runs made with them can be repeated (--profile NAME).
+// They set the step time only; batch limits and the KV cache still follow
+// --gpu and --model.
 //
-// "h100-llama3-8b" (also "default") is calibrated on the example output of
+// "h100-llama3-8b" is calibrated on the example output of
 // vLLM's tuning and benchmarking lesson (1024 input / 256 output tokens:
 // mean TTFT 71.5 ms, mean TPOT 7.9 ms) and on the ingredients gathered from
 // Vidur and inference-sim profiles of Llama-3-8B:
@@ -63,8 +109,9 @@ func (p StepProfile) Duration(tokens, seqs, contextTokens int) time.Duration {
 //
 // With these, one 1024-token prompt on an idle server takes a 69.35 ms
 // prefill step (TTFT) and 256 decode steps of 8.02 ms on average (TPOT).
-// Under load, with the default engine limits, 256 closed-loop clients sending
-// 512-token prompts for 128 tokens get 19.7 req/s, close to vLLM CI's
+// Under load, with max_num_seqs 256 and 8192 batched tokens (the limits it
+// was fitted with), 256 closed-loop clients sending 512-token prompts for
+// 128 tokens get 19.7 req/s, close to vLLM CI's
 // offline throughput for the same model on H100 (19.5 req/s on ShareGPT,
 // whose requests are of similar size); that capacity, more than the idle
 // latencies, decides where an open-loop rate sweep finds the knee.
@@ -89,8 +136,9 @@ var h100Llama3_8B = StepProfile{
 	PerContextToken:   40 * time.Nanosecond,
 }
 
-// DefaultProfile is the name of the profile used when none is given.
-const DefaultProfile = "h100-llama3-8b"
+// DefaultProfile names the profile used when none is given: the roofline
+// model of the served model on the simulated GPU.
+const DefaultProfile = "default"
 
 func scaleProfile(name string, p StepProfile, f float64) StepProfile {
 	s := func(d time.Duration) time.Duration { return time.Duration(float64(d) * f) }
@@ -98,10 +146,13 @@ func scaleProfile(name string, p StepProfile, f float64) StepProfile {
 		PerToken: s(p.PerToken), PerSequence: s(p.PerSequence), PerContextToken: s(p.PerContextToken)}
 }
 
-// Profile returns the named step profile ("default" is DefaultProfile).
+// Profile returns the named step profile. "" and "default" name the
+// roofline model of DefaultModel on DefaultGPU.
 func Profile(name string) (StepProfile, error) {
-	if name == "" || name == "default" {
-		name = DefaultProfile
+	if name == "" || name == DefaultProfile {
+		g, _ := LookupGPU(DefaultGPU)
+		m, _ := LookupModel(DefaultModel)
+		return rooflineProfile(g, m, 1, 2)
 	}
 	p, ok := profiles[name]
 	if !ok {
@@ -110,9 +161,18 @@ func Profile(name string) (StepProfile, error) {
 	return p, nil
 }
 
-// ProfileNames lists the named profiles, sorted.
+// rooflineProfile is the calibrated roofline model of m on tp GPUs g.
+func rooflineProfile(g GPU, m ModelShape, tp int, kvBytes float64) (StepProfile, error) {
+	r, err := NewRoofline(g, m, tp, kvBytes, CalibratedEfficiency)
+	if err != nil {
+		return StepProfile{}, err
+	}
+	return StepProfile{Name: fmt.Sprintf("roofline %s on %d×%s", m.Name, tp, g.Name), Roofline: r}, nil
+}
+
+// ProfileNames lists the profile names --profile takes, sorted.
 func ProfileNames() []string {
-	names := make([]string, 0, len(profiles))
+	names := []string{DefaultProfile}
 	for n := range profiles {
 		names = append(names, n)
 	}

@@ -1,0 +1,246 @@
+package vllmsim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Defaults of the simulated hardware.
+const (
+	DefaultGPUMemoryUtilization = 0.9 // vLLM's default
+	// nonTorchReserve is the memory vLLM's profiling finds outside PyTorch's
+	// allocator (CUDA context, cuBLAS workspaces): 0.35 GiB for
+	// Llama-3.1-8B on one H100. Tensor parallelism adds NCCL's and the
+	// custom all-reduce's buffers, about 0.5 GiB.
+	nonTorchReserve   = 0.4 * gib
+	tensorParallelAdd = 0.5 * gib
+)
+
+// kvSizing is how the KV cache was sized from the GPU's memory, per GPU, in
+// bytes, as vLLM's start-up log reports it.
+type kvSizing struct {
+	Budget     float64 // memory × --gpu-memory-utilization
+	Weights    float64 // this GPU's share of the weights
+	Activation float64 // peak activations of a max_num_batched_tokens step, and the sampler's logits
+	NonTorch   float64
+	Available  float64 // Budget − Weights − Activation − NonTorch: the KV cache
+	PerToken   float64 // KV bytes a token takes on this GPU
+	Blocks     int
+}
+
+// sizeKVCache sizes the KV cache as vLLM does at start-up: what remains of
+// the GPU's memory × utilization once the weights, the peak activations of
+// a profiling run and the memory outside PyTorch are taken, in blocks of
+// blockSize tokens. The activation estimate, max_num_batched_tokens ×
+// (hidden + 2 × intermediate ÷ TP) 16-bit values held twice (input and
+// output of the widest GEMM) plus max_num_seqs × vocab FP32 logits, gives
+// 1.49 GiB for Llama-3.1-8B at 8192 tokens and 1024 sequences, where vLLM
+// logged 1.24 GiB; the KV cache then comes within 0.5% of the 447,088
+// tokens it logged (TestKVCacheSizingAgainstVLLMLogs).
+func sizeKVCache(g GPU, m ModelShape, tp int, util, kvBytes float64, blockSize, maxTokens, maxSeqs int) kvSizing {
+	k := kvSizing{Budget: g.Memory * util, Weights: m.WeightBytes() / float64(tp), NonTorch: nonTorchReserve,
+		PerToken: m.KVBytesPerToken(tp, kvBytes)}
+	if tp > 1 {
+		k.NonTorch += tensorParallelAdd
+	}
+	inter := m.Intermediate
+	if m.Experts > 0 {
+		inter = m.ActiveExperts*m.ExpertIntermediate + m.SharedIntermediate
+	}
+	k.Activation = float64(maxTokens)*float64(m.Hidden+2*inter/tp)*2*2 + float64(maxSeqs)*float64(m.Vocab)*4
+	k.Available = k.Budget - k.Weights - k.Activation - k.NonTorch
+	if k.Available > 0 {
+		k.Blocks = int(k.Available / (k.PerToken * float64(blockSize)))
+	}
+	return k
+}
+
+// kvElementBytes maps --kv-cache-dtype to bytes per element.
+func kvElementBytes(dtype string) (float64, error) {
+	switch strings.ToLower(dtype) {
+	case "", "auto", "bfloat16", "float16", "half":
+		return 2, nil
+	case "fp8", "fp8_e4m3", "fp8_e5m2":
+		return 1, nil
+	}
+	return 0, fmt.Errorf("vllmsim: --kv-cache-dtype %q is not modelled (auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)", dtype)
+}
+
+// quantizationBits maps --quantization to the weights' bits.
+func quantizationBits(q string) (int, error) {
+	switch strings.ToLower(q) {
+	case "fp8":
+		return 8, nil
+	case "awq", "awq_marlin", "gptq", "gptq_marlin":
+		return 4, nil
+	}
+	return 0, fmt.Errorf("vllmsim: --quantization %q is not modelled (fp8, awq, gptq)", q)
+}
+
+// Performance modes (--performance-mode).
+const (
+	PerformanceBalanced      = "balanced"
+	PerformanceInteractivity = "interactivity"
+	PerformanceThroughput    = "throughput"
+)
+
+// batchDefaults fills max_num_batched_tokens and max_num_seqs the user left
+// unset as vLLM serve does (_set_default_max_num_seqs_and_batched_tokens_args
+// in vllm/engine/arg_utils.py): 8192 and 1024 on GPUs of at least 70 GiB
+// other than the A100, 2048 and 256 on the others; both doubled in
+// throughput mode; the token budget raised to max_model_len when chunked
+// prefill is off, and capped at max_num_seqs × max_model_len; max_num_seqs
+// capped at the token budget.
+func (c *Config) batchDefaults(g GPU) {
+	tokens, seqs := 2048, 256
+	if g.largeBatchDefaults() {
+		tokens, seqs = 8192, 1024
+	}
+	setTokens, setSeqs := c.MaxNumBatchedTokens == 0, c.MaxNumSeqs == 0
+	if c.PerformanceMode == PerformanceThroughput {
+		tokens, seqs = 2*tokens, 2*seqs
+	}
+	if setSeqs {
+		c.MaxNumSeqs = seqs
+	}
+	if setTokens {
+		if c.DisableChunkedPrefill {
+			tokens = max(tokens, c.MaxModelLen)
+		}
+		c.MaxNumBatchedTokens = min(tokens, c.MaxNumSeqs*c.MaxModelLen)
+	}
+	if setSeqs {
+		c.MaxNumSeqs = min(c.MaxNumSeqs, c.MaxNumBatchedTokens)
+	}
+}
+
+// resolveHardware fills what depends on the simulated GPU and model: the
+// context length, the batch limits, the step-time profile and the KV cache.
+// An unknown model is an error unless a step profile is named, for which
+// the model is only a label: its KV cache is then DefaultNumGPUBlocks.
+func (c *Config) resolveHardware() error {
+	if c.GPU == "" {
+		c.GPU = DefaultGPU
+	}
+	g, err := LookupGPU(c.GPU)
+	if err != nil {
+		return err
+	}
+	c.GPU = g.Name
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.GPUMemoryUtilization, DefaultGPUMemoryUtilization)
+	def(&c.StepTimeScale, c.Profile.Scale) // a given profile's own scale
+	def(&c.StepTimeScale, 1)
+	if c.TensorParallelSize == 0 {
+		c.TensorParallelSize = 1
+	}
+	switch {
+	case c.TensorParallelSize < 0:
+		return fmt.Errorf("vllmsim: --tensor-parallel-size must be positive, got %d", c.TensorParallelSize)
+	case c.GPUMemoryUtilization < 0 || c.GPUMemoryUtilization > 1:
+		return fmt.Errorf("vllmsim: --gpu-memory-utilization must be within (0, 1], got %g", c.GPUMemoryUtilization)
+	case c.StepTimeScale < 0:
+		return fmt.Errorf("vllmsim: --step-time-scale must be positive, got %g", c.StepTimeScale)
+	}
+	switch c.PerformanceMode {
+	case "":
+		c.PerformanceMode = PerformanceBalanced
+	case PerformanceBalanced, PerformanceInteractivity, PerformanceThroughput:
+	default:
+		return fmt.Errorf("vllmsim: --performance-mode must be balanced, interactivity or throughput, got %q", c.PerformanceMode)
+	}
+	kvBytes, err := kvElementBytes(c.KVCacheDType)
+	if err != nil {
+		return err
+	}
+	shape, shapeErr := LookupModel(c.Model)
+	if shapeErr == nil && c.Quantization != "" {
+		if shape.WeightBits, err = quantizationBits(c.Quantization); err != nil {
+			return err
+		}
+	}
+	named := (c.ProfileName != "" && c.ProfileName != DefaultProfile) || c.Profile != (StepProfile{})
+	if shapeErr != nil && !named {
+		return shapeErr
+	}
+	known := shapeErr == nil
+	if c.MaxModelLen == 0 {
+		c.MaxModelLen = DefaultMaxModelLen
+		if known && shape.MaxPositions > 0 {
+			c.MaxModelLen = shape.MaxPositions
+		}
+	}
+	c.batchDefaults(g)
+	if c.DisableChunkedPrefill && c.MaxNumBatchedTokens < c.MaxModelLen {
+		return fmt.Errorf("vllmsim: --max-num-batched-tokens %d is smaller than --max-model-len %d, which chunked prefill "+
+			"being off requires (no prompt longer than the budget could run); raise one or lower the other", c.MaxNumBatchedTokens, c.MaxModelLen)
+	}
+	if c.Profile == (StepProfile{}) {
+		if named {
+			c.Profile, err = Profile(c.ProfileName)
+		} else {
+			c.Profile, err = rooflineProfile(g, shape, c.TensorParallelSize, kvBytes)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	c.Profile.Scale = c.StepTimeScale
+	if c.NumGPUBlocks == 0 {
+		c.NumGPUBlocks = DefaultNumGPUBlocks
+		if known {
+			k := sizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize,
+				c.MaxNumBatchedTokens, c.MaxNumSeqs)
+			if k.Blocks <= 0 {
+				return fmt.Errorf("vllmsim: %s does not fit %d×%s at --gpu-memory-utilization %g: %.1f GiB of weights and %.1f GiB "+
+					"of activations per GPU, of %.1f GiB; use more GPUs, --quantization fp8, or a larger utilization",
+					c.Model, c.TensorParallelSize, g.Name, c.GPUMemoryUtilization, k.Weights/gib, (k.Activation+k.NonTorch)/gib, k.Budget/gib)
+			}
+			c.NumGPUBlocks = k.Blocks
+		}
+	}
+	return nil
+}
+
+// engineConfig is the engine core that serves c (defaults filled).
+func (c Config) engineConfig() EngineConfig {
+	return EngineConfig{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens, BlockSize: c.BlockSize,
+		NumBlocks: c.NumGPUBlocks, PrefixCaching: !c.DisablePrefixCaching, DisableChunkedPrefill: c.DisableChunkedPrefill,
+		Profile: c.Profile}
+}
+
+// Describe says what cfg simulates, in the terms of vLLM's start-up log:
+// the model on its GPUs, the step-time model, the batch limits, how the
+// memory was split and how many tokens the KV cache holds.
+func Describe(cfg Config) ([]string, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	chunked := "on"
+	if c.DisableChunkedPrefill {
+		chunked = "off"
+	}
+	lines := []string{
+		fmt.Sprintf("Simulating %s on %d×%s; step time: %s, × %g", c.Model, c.TensorParallelSize, c.GPU, c.Profile.Name, c.Profile.Scale),
+		fmt.Sprintf("max_model_len %d, max_num_seqs %d, max_num_batched_tokens %d, chunked prefill %s, performance mode %s",
+			c.MaxModelLen, c.MaxNumSeqs, c.MaxNumBatchedTokens, chunked, c.PerformanceMode),
+	}
+	g, _ := LookupGPU(c.GPU)
+	shape, merr := LookupModel(c.Model)
+	kvBytes, _ := kvElementBytes(c.KVCacheDType)
+	if merr == nil {
+		if c.Quantization != "" {
+			shape.WeightBits, _ = quantizationBits(c.Quantization)
+		}
+		k := sizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize, c.MaxNumBatchedTokens, c.MaxNumSeqs)
+		lines = append(lines, fmt.Sprintf("total_gpu_memory (%.2fGiB) x gpu_memory_utilization (%.2f) = %.2fGiB; model weights take %.2fGiB; "+
+			"non_torch_memory takes %.2fGiB; activation peak takes %.2fGiB; the rest for the KV cache is %.2fGiB (%.0f bytes a token)",
+			g.Memory/gib, c.GPUMemoryUtilization, k.Budget/gib, k.Weights/gib, k.NonTorch/gib, k.Activation/gib, k.Available/gib, k.PerToken))
+	}
+	return append(lines, fmt.Sprintf("GPU KV cache size: %d tokens (%d blocks of %d)", c.NumGPUBlocks*c.BlockSize, c.NumGPUBlocks, c.BlockSize)), nil
+}
