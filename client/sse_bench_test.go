@@ -40,18 +40,6 @@ func BenchmarkSSEReader(b *testing.B) {
 	}
 }
 
-// BenchmarkParseChunk parses one vLLM token event.
-func BenchmarkParseChunk(b *testing.B) {
-	data := []byte(`{"id":"cmpl-8f1c","object":"text_completion","created":1732000000,"model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"text":" token","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`)
-	var c chunk
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := parseChunk(data, &c); err != nil || !c.tokens {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkEncodeRequest encodes a completions body with 10,000 token ids.
 func BenchmarkEncodeRequest(b *testing.B) {
 	enc, err := newRequestEncoder(workload.APICompletions, "meta-llama/Llama-3.1-8B-Instruct", nil)
