@@ -1,13 +1,13 @@
-// Package load is llmslo's open-loop load engine: arrival schedules computed
-// before a step starts, a dispatcher that sends every request at its intended
-// time whether or not earlier ones have finished, a streaming client for
-// OpenAI-compatible servers that timestamps every server-sent event, HDR
-// histograms of the latencies defined in the project's DESIGN.md, SLO
-// expressions, server-metrics scraping and the hazards that say when a
-// measurement cannot be trusted.
+// Package runner runs a measurement: step 7 of the data path
+// (docs/ARCHITECTURE.md), on top of all the others. It starts or reaches
+// the target (the in-process simulator, a URL, or a vLLM container),
+// prepares the workload from the fixture, and runs rate steps through one
+// loop, Session.Step: the schedule, the prefix-cache reset, the /metrics
+// scraper, the dispatcher and recorder, the client monitor, the judging,
+// the baseline comparison. Measure and Sweep run whole configurations;
+// RunStep and Run drive a plan built by hand (any Doer, any Workload).
 //
-// Use it directly to drive a server from a program; from a test, use package
-// slotest, which wraps it in go test manners. It is not a closed-loop
-// benchmark: a concurrency cap here drops requests and says so, it never
-// queues them in the client.
+// Both faces use it: package slotest (go test) and the llmslo command. It
+// knows nothing of testing: its errors say what happened, and the face
+// says how to fix it in its own terms (a test flag, a command-line flag).
 package runner

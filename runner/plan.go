@@ -29,8 +29,11 @@ type Plan struct {
 	// Trace holds the fixture's arrival offsets, for trace arrivals.
 	Trace []time.Duration
 
-	Rates    []float64
-	Arrival  arrival.Arrival
+	Rates   []float64
+	Arrival arrival.Arrival
+	// Process, when set, computes each step's schedule (warm-up and
+	// measured window as one) instead of Arrival: a custom arrival process.
+	Process  arrival.Process
 	Duration time.Duration // measured part of each step
 	Warmup   time.Duration // unmeasured traffic before each step, at the step's rate
 	Seed     int64

@@ -23,7 +23,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}
-	sched, err := p.Arrival.StepSchedule(rate, p.Warmup, p.Duration, p.Seed+int64(firstIndex), p.Trace)
+	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -139,3 +139,11 @@ func startProgress(w io.Writer, name string, rec *observe.Recorder, measureFrom 
 // drainTimeout bounds the wait for a step's last requests: the plan's, or
 // the larger of the dispatcher's default and the step's own length.
 func (p *Plan) drainTimeout() time.Duration { return drainBound(p.DrainTimeout, p.Duration) }
+
+// schedule is the step's whole schedule, warm-up first.
+func (p *Plan) schedule(rate float64, seed int64) ([]time.Duration, error) {
+	if p.Process != nil {
+		return p.Process.Offsets(rate, p.Warmup+p.Duration, seed)
+	}
+	return p.Arrival.StepSchedule(rate, p.Warmup, p.Duration, seed, p.Trace)
+}

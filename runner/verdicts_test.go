@@ -137,3 +137,17 @@ func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
 	assert.Equal(t, int64(10), huge.BodyWrite.Count)
 	assert.Greater(t, huge.BodyWrite.Mean, small.BodyWrite.Mean, "writing 600 KB takes longer than 6 KB")
 }
+
+// A custom arrival process drives a step as the built-in kinds do: every
+// offset it returns is sent, on time.
+func TestCustomArrivalProcess(t *testing.T) {
+	srv := pacedSim(t, 5*time.Millisecond, time.Millisecond, vllmsim.Faults{})
+	p := constantPlan(t, engineClient(t, srv.URL), 1, time.Second, 8, 2, "ttft.p50<=1s")
+	p.Process = arrival.ProcessFunc(func(rate float64, d time.Duration, seed int64) ([]time.Duration, error) {
+		return []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond, 900 * time.Millisecond}, nil
+	})
+	rep, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Equal(t, 4, rep.Steps[0].Requests.Scheduled)
+	assert.Equal(t, 4, rep.Steps[0].Requests.Completed)
+}

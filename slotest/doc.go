@@ -7,9 +7,10 @@
 // a steady state, too few samples for the percentile, or a server that did
 // not honour the requested lengths.
 //
-// The core (Open, Session.Step, Measure) returns errors and reports and
-// knows nothing of testing; Run and CheckStep are thin testing.TB wrappers.
-// The llmslo command uses the same core.
+// It is one of two faces over package runner (the other is the llmslo
+// command): the core (runner.Open, Session.Step, Measure) returns errors and
+// reports and knows nothing of testing; Run and CheckStep are thin
+// testing.TB wrappers, and the Assert helpers wrap verdict.Check.
 //
 // It is not a micro-benchmark harness: a step lasts seconds to minutes, and
 // its verdict rests on percentiles with stated confidence intervals.

@@ -1,0 +1,141 @@
+// Command gatepower measures the power of a baseline gate: how often the
+// README's pull-request gate calls a regression on an unchanged simulator
+// (false alarms), and how often it catches one whose every engine step is
+// F times slower (detection), each with its 95% interval.
+//
+//	go run ./bench/gatepower -trials 10
+//
+// Each trial records a baseline on the unchanged simulator with a fresh
+// seed, then reruns the gate with the same seed (a paired comparison: the
+// same requests on the same schedule) on the unchanged simulator and on
+// slower ones, and once with another seed on the unchanged one (unpaired).
+// It takes trials × (2 + len(factors)) gate runs of about 40 s each: run it
+// on a quiet machine, since a busy one makes the client late and the steps
+// invalid (counted apart).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/stats"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+func main() {
+	trials := flag.Int("trials", 10, "trials (fresh seeds)")
+	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
+	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
+	duration := flag.Duration("duration", 30*time.Second, "measured length of the gate's step")
+	flag.Parse()
+	var fs []float64
+	for _, f := range strings.Split(*factors, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || v <= 0 {
+			fmt.Fprintf(os.Stderr, "gatepower: bad factor %q\n", f)
+			os.Exit(2)
+		}
+		fs = append(fs, v)
+	}
+	if err := run(*trials, fs, *tolerance, *duration); err != nil {
+		fmt.Fprintln(os.Stderr, "gatepower:", err)
+		os.Exit(1)
+	}
+}
+
+// tally counts one comparison's outcomes over the trials.
+type tally struct {
+	name           string
+	alarms, judged int
+	invalid        int
+	ratioSum       float64
+}
+
+func run(trials int, factors []float64, tolerance float64, d time.Duration) error {
+	ctx := context.Background()
+	rows := []*tally{{name: "unchanged, paired"}, {name: "unchanged, unpaired"}}
+	for _, f := range factors {
+		rows = append(rows, &tally{name: fmt.Sprintf("×%g step time, paired", f)})
+	}
+	for i := range trials {
+		seed := int64(1000 + i)
+		base, err := gate(ctx, 1, seed, d)
+		if err != nil {
+			return err
+		}
+		if base.Verdict == report.VerdictInvalid {
+			fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid; skipped\n", i)
+			continue
+		}
+		runs := []struct {
+			f    float64
+			seed int64
+		}{{1, seed}, {1, seed + 500}}
+		for _, f := range factors {
+			runs = append(runs, struct {
+				f    float64
+				seed int64
+			}{f, seed})
+		}
+		for k, r := range runs {
+			rep, err := gate(ctx, r.f, r.seed, d)
+			if err != nil {
+				return err
+			}
+			t := rows[k]
+			st := &rep.Steps[0]
+			if st.Verdict == report.VerdictInvalid {
+				t.invalid++
+				continue
+			}
+			checks, err := verdict.CompareBaseline(base, st, r.seed, tolerance)
+			if err != nil {
+				return err
+			}
+			t.judged++
+			alarm := false
+			for _, c := range checks {
+				alarm = alarm || c.Regressed
+				if c.Metric == "ttft" {
+					t.ratioSum += c.Ratio
+				}
+			}
+			if alarm {
+				t.alarms++
+			}
+			fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v %v\n", i, t.name, alarm, checks)
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "server\tjudged\tinvalid\talarms\talarm rate\t95%% interval\tmean ttft.p95 ratio\n")
+	for _, t := range rows {
+		lo, hi := stats.WilsonInterval(int64(t.alarms), int64(t.judged), 0.95)
+		mean := 0.0
+		if t.judged > 0 {
+			mean = t.ratioSum / float64(t.judged)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f%%\t[%.0f%%, %.0f%%]\t%.2f\n", t.name, t.judged, t.invalid, t.alarms,
+			100*float64(t.alarms)/float64(max(t.judged, 1)), 100*lo, 100*hi, mean)
+	}
+	fmt.Fprintf(tw, "\ngate: azure-conv-2023 at 8 req/s, %v steps (5 s warm-up), h200-llama3-8b, tolerance %.0f%%\n", d, 100*tolerance)
+	return tw.Flush()
+}
+
+// gate runs the README's PR gate once: one step at 8 req/s.
+func gate(ctx context.Context, factor float64, seed int64, d time.Duration) (*report.Report, error) {
+	cfg := runner.DefaultConfig()
+	cfg.Target.Sim = vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}
+	cfg.Fixture, cfg.Rates, cfg.Seed = "azure-conv-2023", []float64{8}, seed
+	cfg.Duration, cfg.Warmup = d, 5*time.Second
+	cfg.SLOs = []string{"ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"}
+	return runner.Measure(ctx, cfg)
+}

@@ -1,0 +1,13 @@
+// Package verdict judges a step: step 6 of the data path
+// (docs/ARCHITECTURE.md), report in, verdict out, no I/O. It owns the SLO
+// grammar ("ttft.p95<=500ms", "error_rate<=1%"), the judging of each SLO
+// with its 95% interval, the hazards that say a measurement cannot be
+// trusted (client_saturation, warm_cache, not_steady, too_few_samples,
+// length_mismatch) with their thresholds, the verdict rules that combine
+// them (docs/verdicts.md), and the comparison with a recorded baseline.
+//
+// The error-rate guard is always on: without an error_rate SLO of its own,
+// a step is judged against DefaultErrorRate. A zero Thresholds means the
+// defaults; a hazard is turned off only by naming it in Thresholds.Off,
+// and the report lists it.
+package verdict
