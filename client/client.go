@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
@@ -226,19 +227,28 @@ func (c *Client) Do(ctx context.Context, req workload.Request, out *Outcome) {
 	}
 }
 
+// Prepare encodes the request's body ahead of its send (dispatch.Preparer),
+// so that the encoding of a long prompt is not paid as send lag.
+func (c *Client) Prepare(req *workload.Request) {
+	req.Body = c.enc.encode(make([]byte, 0, 64+8*max(len(req.PromptIDs), len(req.Prompt)/4)), *req)
+}
+
 func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) {
-	bp := bodyPool.Get().(*[]byte)
-	body := &requestBody{}
-	body.b = c.enc.encode((*bp)[:0], req)
+	body := &requestBody{b: req.Body}
+	if len(body.b) == 0 {
+		bp := bodyPool.Get().(*[]byte)
+		body.b = c.enc.encode((*bp)[:0], req)
+		defer func() {
+			// The transport may read a body after the response has begun;
+			// the buffer goes back to the pool only once the transport
+			// closed it.
+			if body.closed.Load() && cap(body.b) <= 1<<20 {
+				*bp = body.b[:0]
+				bodyPool.Put(bp)
+			}
+		}()
+	}
 	body.Reset(body.b)
-	defer func() {
-		// The transport may read a body after the response has begun; the
-		// buffer goes back to the pool only once the transport closed it.
-		if body.closed.Load() && cap(body.b) <= 1<<20 {
-			*bp = body.b[:0]
-			bodyPool.Put(bp)
-		}
-	}()
 
 	ctx, cancelTimeout := context.WithTimeoutCause(parent, c.timeout, errTimedOut)
 	defer cancelTimeout()
@@ -281,9 +291,22 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	timer.Store(watchdog)
 	defer watchdog.Stop()
 
-	// Sent is taken as the request is handed to the transport. A new
-	// connection's setup then counts as the server's time, not as send lag:
-	// a server slow to accept must not look like a saturated client.
+	// Sent is taken as the request is handed to the transport, its body
+	// already encoded: what follows is writing. A new connection's setup
+	// then counts as the server's time, not as send lag: a server slow to
+	// accept must not look like a saturated client. WroteRequest marks the
+	// body's last byte written, reported apart (a user waits for it too).
+	// The hook runs on the transport's goroutine, possibly after do has
+	// returned: it writes an atomic, read back once here when do ends.
+	var written atomic.Int64
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(int64(time.Since(c.epoch))) },
+	}))
+	defer func() {
+		if w := written.Load(); w != 0 {
+			out.Written = c.epoch.Add(time.Duration(w))
+		}
+	}()
 	out.Sent = time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
