@@ -398,6 +398,9 @@ func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, out *Ou
 			out.UsageReported = true
 			out.PromptTokens = ch.prompt
 			out.CompletionTokens = ch.completion
+			if ch.hasCached {
+				out.CachedPromptTokens, out.CachedReported = ch.cached, true
+			}
 		}
 	}
 	if out.TokenEvents == 0 {

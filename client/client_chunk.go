@@ -24,6 +24,8 @@ type chunk struct {
 	hasUsage   bool
 	prompt     int
 	completion int
+	cached     int    // usage.prompt_tokens_details.cached_tokens
+	hasCached  bool   // the server reported it (vLLM: --enable-prompt-tokens-details)
 	failed     bool   // the event is an error report
 	message    []byte // the error's message, raw, when failed
 }
@@ -175,6 +177,27 @@ func (p *jsonScanner) usage(c *chunk) error {
 			return p.count(&c.prompt)
 		case "completion_tokens":
 			return p.count(&c.completion)
+		case "prompt_tokens_details":
+			return p.promptDetails(c)
+		}
+		return p.skip(0)
+	})
+}
+
+// promptDetails reads usage.prompt_tokens_details: the prompt tokens the
+// server served from its prefix cache, a per-request witness the warm-cache
+// hazard uses besides the server's own counters.
+func (p *jsonScanner) promptDetails(c *chunk) error {
+	if p.null() {
+		return nil
+	}
+	if !p.peek('{') {
+		return p.fail(`"prompt_tokens_details" is not an object`)
+	}
+	return p.object(func(name []byte) error {
+		if string(name) == "cached_tokens" {
+			c.hasCached = !p.peek('n')
+			return p.count(&c.cached)
 		}
 		return p.skip(0)
 	})

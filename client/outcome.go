@@ -50,6 +50,11 @@ type Outcome struct {
 	PromptTokens     int
 	CompletionTokens int
 	UsageReported    bool
+	// CachedPromptTokens is usage.prompt_tokens_details.cached_tokens: the
+	// prompt tokens served from the prefix cache, when the server reports
+	// it (CachedReported; vLLM does with --enable-prompt-tokens-details).
+	CachedPromptTokens int
+	CachedReported     bool
 
 	// Class is empty on success; Err says more when it is not.
 	Class ErrorClass

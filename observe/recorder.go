@@ -44,11 +44,14 @@ type Recorder struct {
 
 	sent, completed, failed, unfinished, dropped int
 	canceled                                     int // by the caller: not the server's failures
+	abandoned                                    int // stopped mid-stream as planned: neither
 	good                                         int
 	classes                                      map[client.ErrorClass]int
 	inputTokens, outputTokens                    int64
 	multiTokenEvents, tokenEvents                int64
 	usageMissing                                 int
+	cachedPrompt, cachedOf                       int64 // cached prompt tokens, of prompt tokens, where reported
+	cachedRequests                               int
 	lengthChecked, lengthMismatched              int
 	firstSend, lastSend                          time.Time
 	lastEnd                                      time.Time // the last measured request's end
@@ -149,6 +152,12 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	case client.ClassCanceled:
 		r.canceled++
 		r.classes[o.Class]++
+	case client.ClassAbandoned:
+		// A user who pressed stop was not failed by the server, and the
+		// TTFT of one who stopped after the first token is left out too:
+		// only those whose token beat the stop would enter, the fast ones,
+		// and most of all when the server is slow.
+		r.abandoned++
 	case client.ClassStall, client.ClassTimeout:
 		// The client gave up, the user would still be waiting: what they
 		// waited so far is a lower bound, as at the drain bound.
@@ -188,6 +197,11 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 		r.tpot.Record(tpot)
 	}
 	r.inputTokens += int64(o.PromptTokens)
+	if o.CachedReported {
+		r.cachedPrompt += int64(o.CachedPromptTokens)
+		r.cachedOf += int64(o.PromptTokens)
+		r.cachedRequests++
+	}
 	r.outputTokens += int64(n)
 	r.tokenEvents += int64(o.TokenEvents)
 	r.multiTokenEvents += int64(o.MultiTokenEvents)

@@ -26,7 +26,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 	s := report.StepReport{
 		Requests: report.RequestCounts{
 			Sent: r.sent, Completed: r.completed, Failed: r.failed, Canceled: r.canceled,
-			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good,
+			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good, Abandoned: r.abandoned,
 		},
 		Errors:    map[string]int{},
 		TTFT:      r.ttft.Summary(),
@@ -41,6 +41,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 			Events: r.tokenEvents, MultiEvents: r.multiTokenEvents, UsageMissing: r.usageMissing,
 		},
 		LengthMismatches: r.lengthMismatched,
+		PromptCache:      report.PromptCache{Requests: r.cachedRequests, CachedTokens: r.cachedPrompt, PromptTokens: r.cachedOf},
 		Timeline:         append([]report.Second(nil), r.timeline...),
 		Histograms: map[report.Metric]*stats.Histogram{
 			report.MetricTTFT: r.ttft, report.MetricTTFTSend: r.ttftSend, report.MetricITL: r.itl,

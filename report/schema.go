@@ -58,6 +58,10 @@ type Report struct {
 	// what was measured before it stopped.
 	Partial bool   `json:"partial,omitempty"`
 	Reason  string `json:"partial_reason,omitempty"`
+	// Shard marks one shard's report of a sharded schedule; Merged a
+	// report that llmslo merge joined from them (docs/sharding.md).
+	Shard  *ShardInfo `json:"shard,omitempty"`
+	Merged *MergeInfo `json:"merged,omitempty"`
 }
 
 // SLOSpec is an SLO as the report states it.
@@ -70,14 +74,17 @@ type SLOSpec struct {
 
 // RequestCounts counts a step's requests. Scheduled = sent + dropped +
 // never sent (a cancelled step); sent = completed + failed + unfinished +
-// canceled. Failed counts the server's failures only; Canceled those the
-// caller cut off (an interrupted run).
+// canceled + abandoned. Failed counts the server's failures only; Canceled
+// those the caller cut off (an interrupted run); Abandoned those stopped
+// mid-stream on purpose (--cancel-rate), which are neither failures nor in
+// the latency percentiles.
 type RequestCounts struct {
 	Scheduled  int `json:"scheduled"`
 	Sent       int `json:"sent"`
 	Completed  int `json:"completed"`
 	Failed     int `json:"failed"`
 	Canceled   int `json:"canceled,omitempty"`
+	Abandoned  int `json:"abandoned,omitempty"`
 	Unfinished int `json:"unfinished"`
 	Dropped    int `json:"dropped"`
 	Good       int `json:"good"` // completed and met every per-request limit (goodput)
@@ -147,8 +154,11 @@ type StepReport struct {
 	Server           vllmapi.ServerStats `json:"server"`
 	Client           ClientStats         `json:"client"`
 	LengthMismatches int                 `json:"length_mismatches"`
-	Timeline         []Second            `json:"timeline,omitempty"`
-	SLO              []SLOResult         `json:"slo"`
+	// PromptCache sums the cached prompt tokens the server reported per
+	// request (usage.prompt_tokens_details.cached_tokens), where it did.
+	PromptCache PromptCache `json:"prompt_cache"`
+	Timeline    []Second    `json:"timeline,omitempty"`
+	SLO         []SLOResult `json:"slo"`
 	// Baseline compares the step with a recorded run, when one was asked for.
 	Baseline []BaselineCheck `json:"baseline,omitempty"`
 	Hazards  []Hazard        `json:"hazards"`
@@ -157,11 +167,19 @@ type StepReport struct {
 	HazardsOff []string `json:"hazards_off,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
 	Partial    bool     `json:"partial,omitempty"`
+	// Sessions and Turns are set when the step replayed sessions
+	// (docs/sessions.md): its rates then count sessions per second.
+	Sessions *SessionCounts `json:"sessions,omitempty"`
+	Turns    *TurnPositions `json:"turns,omitempty"`
 
 	// Histograms holds the step's latency histograms (TTFT, TTFT from
 	// send, ITL, TPOT, E2EL), whole: a report read back (a baseline, a
 	// shard to merge) gives every percentile and interval again.
 	Histograms map[Metric]*stats.Histogram `json:"histograms,omitempty"`
+	// Evidence is what the hazards were judged on besides the figures
+	// above; Shards, in a merged step, each shard's own share.
+	Evidence *StepEvidence `json:"evidence,omitempty"`
+	Shards   []ShardStep   `json:"shards,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers
@@ -256,11 +274,31 @@ func (s *StepReport) HasHazard(kind string) bool {
 }
 
 // ErrorRate is the fraction of the requests the server was left to answer
-// that failed or did not finish; those the caller cancelled are not counted.
+// that failed or did not finish; those the caller cancelled or abandoned
+// are not counted.
 func (s *StepReport) ErrorRate() float64 {
-	judged := s.Requests.Sent - s.Requests.Canceled
+	judged := s.Requests.Judged()
 	if judged <= 0 {
 		return 0
 	}
 	return float64(s.Requests.Failed+s.Requests.Unfinished) / float64(judged)
+}
+
+// PromptCache is what the server said, request by request, about its
+// prefix cache: Requests reported cached_tokens, CachedTokens of their
+// PromptTokens came from the cache. Unlike the server's counters it counts
+// each request once, at its first scheduling, whatever preemptions follow.
+type PromptCache struct {
+	Requests     int   `json:"requests"`
+	CachedTokens int64 `json:"cached_tokens"`
+	PromptTokens int64 `json:"prompt_tokens"`
+}
+
+// HitRate is CachedTokens/PromptTokens; ok is false when no request
+// reported it.
+func (p PromptCache) HitRate() (rate float64, ok bool) {
+	if p.Requests == 0 || p.PromptTokens == 0 {
+		return 0, false
+	}
+	return float64(p.CachedTokens) / float64(p.PromptTokens), true
 }

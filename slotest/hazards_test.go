@@ -142,3 +142,21 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 	assert.False(t, st.HasHazard(verdict.HazardLengthMismatch), "%+v", st.Hazards)
 	assert.Zero(t, st.LengthMismatches)
 }
+
+// Near a KV-bound knee (300 blocks hold 3 of these 1536-token requests,
+// and 4 run at once), preempted requests resume and find their own blocks
+// again. Those lookups are no warm cache: the step stays valid. (A cache this
+// small holds too little of a previous run for a re-run to hit; the warm
+// re-run is TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset.)
+func TestWarmCacheQuietUnderPreemption(t *testing.T) {
+	srv := newSim(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
+	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:512"), WithRates(1), WithArrival("constant"),
+		WithDuration(8*time.Second), WithWarmup(0), WithSLO("ttft.p50<=30s"), WithSeed(11), WithThresholds(clientQuiet),
+		WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))
+	require.Positive(t, st.Server.Preemptions, "the KV cache must be the bottleneck: %+v", st.Server)
+	assert.Greater(t, st.Server.KVCacheUsageMax, 0.8)
+	assert.False(t, st.HasHazard(verdict.HazardWarmCache), "%+v %+v", st.Hazards, st.Server)
+	rate, ok := st.PromptCache.HitRate()
+	require.True(t, ok, "the server reports cached_tokens per request")
+	assert.Less(t, rate, 0.05)
+}

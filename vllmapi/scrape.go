@@ -144,11 +144,24 @@ type ServerStats struct {
 	WaitingAtEnd     float64 `json:"waiting_at_end"`
 	// WaitingRise is the slope times the span it was fitted over: how many
 	// requests the queue gained in the second half (0 with under 3 samples).
-	WaitingRise     float64 `json:"waiting_rise"`
-	KVCacheUsageMax float64 `json:"kv_cache_usage_max"`
-	Preemptions     float64 `json:"preemptions"`
-	Samples         int     `json:"samples"`
-	Error           string  `json:"error,omitempty"`
+	WaitingRise      float64 `json:"waiting_rise"`
+	KVCacheUsageMax  float64 `json:"kv_cache_usage_max"`
+	KVCacheUsageMean float64 `json:"kv_cache_usage_mean"`
+	Preemptions      float64 `json:"preemptions"`
+	// PrefixQueryTokens and PrefixHitTokens are the counters' rise over the
+	// window: prompt tokens looked up in the prefix cache, and found.
+	PrefixQueryTokens float64 `json:"prefix_query_tokens"`
+	PrefixHitTokens   float64 `json:"prefix_hit_tokens"`
+	// MaxRunning is the most requests running at once; RunningAtMaxShare
+	// the share of the window's samples at that plateau. A server pinned
+	// at its plateau while requests wait is bound by its batch size.
+	MaxRunning        float64 `json:"max_running"`
+	RunningAtMaxShare float64 `json:"running_at_max_share"`
+	// MaxNumSeqs is the server's max_num_seqs when the runner knows it
+	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
+	MaxNumSeqs int    `json:"max_num_seqs,omitempty"`
+	Samples    int    `json:"samples"`
+	Error      string `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -272,6 +285,7 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 	if dq := last.PrefixQueries - first.PrefixQueries; dq > 0 {
 		hr := (last.PrefixHits - first.PrefixHits) / dq
 		st.PrefixCacheHitRate = &hr
+		st.PrefixQueryTokens, st.PrefixHitTokens = dq, last.PrefixHits-first.PrefixHits
 	}
 	st.Preemptions = last.Preemptions - first.Preemptions
 	window := samples[:e+1]
@@ -279,6 +293,13 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 	for _, x := range window {
 		st.MaxWaiting = max(st.MaxWaiting, x.Waiting)
 		st.KVCacheUsageMax = max(st.KVCacheUsageMax, x.KVCacheUsage)
+		st.KVCacheUsageMean += x.KVCacheUsage / float64(len(window))
+		st.MaxRunning = max(st.MaxRunning, x.Running)
+	}
+	for _, x := range window {
+		if st.MaxRunning > 0 && x.Running >= st.MaxRunning-0.5 {
+			st.RunningAtMaxShare += 1 / float64(len(window))
+		}
 	}
 	half := window[len(window)/2:]
 	st.WaitingSlopePerS = waitingSlope(half)
