@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -35,11 +35,15 @@ func BenchmarkClientStream(b *testing.B) {
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*tokens), "ns/event")
 }
 
-// BenchmarkClientStreamPaced is the same stream from the fake server, which
-// flushes every event separately (one read per event, as at low load).
+// BenchmarkClientStreamPaced is the same length of stream from the
+// simulator, paced so that it writes and flushes every event separately (one
+// read per event, as at low load). A nanosecond's pacing has every deadline
+// passed by the time its event is ready, so nothing waits; the cost per
+// event includes the simulator's, on the same cores.
 func BenchmarkClientStreamPaced(b *testing.B) {
 	const tokens = 256
-	srv := testserver.New(b, testserver.Config{Tokens: tokens, PromptTokens: 512})
+	srv := vllmsim.NewServer(vllmsim.Config{Model: testModel, ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Nanosecond}})
+	defer srv.Close() // untapped: the tap's copies would count as the client's cost
 	c := newTestClient(b, srv.URL, Config{})
 	req := workload.Request{PromptIDs: tokenIDs(512), OutputTokens: tokens}
 	var out Outcome

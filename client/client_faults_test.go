@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -41,48 +41,49 @@ func doBounded(t *testing.T, ctx context.Context, c *Client, req workload.Reques
 func TestClientFaults(t *testing.T) {
 	tests := []struct {
 		name      string
-		cfg       testserver.Config
+		faults    vllmsim.Faults
 		client    Config
 		wantClass ErrorClass
 		wantErr   string // part of the error text
 		check     func(t *testing.T, out Outcome)
 	}{
-		{name: "HTTP 500", cfg: testserver.Config{Fault: testserver.FaultStatus, Status: 500, StatusBody: "engine exploded"}, wantClass: "http_500", wantErr: "engine exploded"},
-		{name: "HTTP 429", cfg: testserver.Config{Fault: testserver.FaultStatus, Status: 429, StatusBody: "slow down"}, wantClass: "http_429", wantErr: "slow down"},
-		{name: "HTTP 401 echoing headers", cfg: testserver.Config{Fault: testserver.FaultStatus, Status: 401, StatusBody: "bad key", EchoHeaders: true}, wantClass: "http_401", wantErr: "[redacted]"},
-		{name: "reset mid-stream", cfg: testserver.Config{Fault: testserver.FaultReset, FaultAfter: 3, ITL: time.Millisecond}, wantClass: ClassReset,
+		{name: "HTTP 500", faults: vllmsim.Faults{ErrorRate: 1, ErrorStatus: 500, ErrorMessage: "engine exploded"}, wantClass: "http_500", wantErr: "engine exploded"},
+		{name: "HTTP 429", faults: vllmsim.Faults{ErrorRate: 1, ErrorStatus: 429, ErrorMessage: "slow down"}, wantClass: "http_429", wantErr: "slow down"},
+		{name: "HTTP 401 echoing headers", faults: vllmsim.Faults{ErrorRate: 1, ErrorStatus: 401, ErrorMessage: "bad key", ErrorEchoHeaders: true}, wantClass: "http_401", wantErr: "[redacted]"},
+		{name: "reset mid-stream", faults: vllmsim.Faults{DisconnectRate: 1, DisconnectAfter: 3, PacedITL: time.Millisecond}, wantClass: ClassReset,
 			check: func(t *testing.T, out Outcome) {
 				if out.TokenEvents != 3 {
 					t.Errorf("token events before the reset = %d, want 3", out.TokenEvents)
 				}
 			}},
-		{name: "reset before any token", cfg: testserver.Config{Fault: testserver.FaultReset, FaultAfter: 0}, wantClass: ClassReset},
-		{name: "stall mid-stream", cfg: testserver.Config{Fault: testserver.FaultStall, FaultAfter: 2}, client: Config{StallTimeout: 200 * time.Millisecond}, wantClass: ClassStall},
-		{name: "malformed event", cfg: testserver.Config{Fault: testserver.FaultMalformed, FaultAfter: 2}, wantClass: ClassMalformed, wantErr: "malformed event"},
-		{name: "error event", cfg: testserver.Config{Fault: testserver.FaultErrorEvent, FaultAfter: 4}, wantClass: ClassServerError, wantErr: "engine died"},
-		{name: "error event after the last token", cfg: testserver.Config{Fault: testserver.FaultErrorEvent, FaultAfter: 8}, wantClass: ClassServerError},
-		{name: "timeout", cfg: testserver.Config{ITL: 50 * time.Millisecond}, client: Config{RequestTimeout: 300 * time.Millisecond}, wantClass: ClassTimeout},
-		{name: "no usage", cfg: testserver.Config{NoUsage: true}, check: func(t *testing.T, out Outcome) {
+		{name: "reset before any token", faults: vllmsim.Faults{DisconnectRate: 1, DisconnectAfter: 0}, wantClass: ClassReset},
+		{name: "stall mid-stream", faults: vllmsim.Faults{StallRate: 1, StallAfter: 2, StallFor: time.Hour}, client: Config{StallTimeout: 200 * time.Millisecond}, wantClass: ClassStall},
+		{name: "malformed event", faults: vllmsim.Faults{MalformedRate: 1, MalformedAfter: 2}, wantClass: ClassMalformed, wantErr: "malformed event"},
+		// vLLM's own message for a generation that failed mid-stream.
+		{name: "error event", faults: vllmsim.Faults{ErrorEventRate: 1, ErrorEventAfter: 4}, wantClass: ClassServerError, wantErr: "Internal server error"},
+		{name: "error event after the last token", faults: vllmsim.Faults{ErrorEventRate: 1, ErrorEventAfter: 8}, wantClass: ClassServerError},
+		{name: "timeout", faults: vllmsim.Faults{PacedITL: 50 * time.Millisecond}, client: Config{RequestTimeout: 300 * time.Millisecond}, wantClass: ClassTimeout},
+		{name: "no usage", faults: vllmsim.Faults{NoUsageRate: 1}, check: func(t *testing.T, out Outcome) {
 			if out.UsageReported || out.CompletionTokens != 8 || out.PromptTokens != 0 {
 				t.Errorf("usage %v, completion %d, prompt %d; want false, 8 (token events), 0", out.UsageReported, out.CompletionTokens, out.PromptTokens)
 			}
 		}},
-		{name: "no [DONE]", cfg: testserver.Config{NoDone: true}, check: func(t *testing.T, out Outcome) {
+		{name: "no [DONE]", faults: vllmsim.Faults{NoDoneRate: 1}, check: func(t *testing.T, out Outcome) {
 			if !out.UsageReported || out.CompletionTokens != 8 || out.PromptTokens != 2 {
 				t.Errorf("usage %v, completion %d, prompt %d; want true, 8, 2", out.UsageReported, out.CompletionTokens, out.PromptTokens)
 			}
 		}},
-		{name: "no usage, no [DONE]", cfg: testserver.Config{NoUsage: true, NoDone: true}, check: func(t *testing.T, out Outcome) {
+		{name: "no usage, no [DONE]", faults: vllmsim.Faults{NoUsageRate: 1, NoDoneRate: 1}, check: func(t *testing.T, out Outcome) {
 			if out.UsageReported || out.CompletionTokens != 8 || out.TokenEvents != 8 {
 				t.Errorf("usage %v, completion %d, events %d; want false, 8, 8", out.UsageReported, out.CompletionTokens, out.TokenEvents)
 			}
 		}},
-		{name: "comments and CRLF", cfg: testserver.Config{Comments: true, LineEnding: "\r\n"}},
-		{name: "CR line endings", cfg: testserver.Config{LineEnding: "\r"}},
+		{name: "comments and CRLF", faults: vllmsim.Faults{Comments: true, LineEnding: "\r\n"}},
+		{name: "CR line endings", faults: vllmsim.Faults{LineEnding: "\r"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := testserver.New(t, tt.cfg)
+			srv := simServer(t, vllmsim.Config{Faults: tt.faults})
 			tt.client.APIKey = testKey
 			c := newTestClient(t, srv.URL, tt.client)
 			out, elapsed := doBounded(t, t.Context(), c, workload.Request{Prompt: "two words", OutputTokens: 8})
@@ -161,7 +162,7 @@ func TestClientConnectRefused(t *testing.T) {
 }
 
 func TestClientCanceled(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{ITL: 50 * time.Millisecond})
+	srv := simServer(t, vllmsim.Config{Faults: vllmsim.Faults{PacedITL: 50 * time.Millisecond}})
 	c := newTestClient(t, srv.URL, Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(120*time.Millisecond, cancel)
@@ -182,17 +183,36 @@ func TestClientCanceled(t *testing.T) {
 	}
 }
 
-// TestFakeServerCapacity: the test server serves at most Capacity requests
-// at a time and queues the rest, so latency grows with the queue.
-func TestFakeServerCapacity(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Capacity: 2, TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 5})
+// TestClientQueuesBehindTheServersCapacity: a simulator that runs at most
+// two sequences, in steps of 10 ms, queues the rest, so latency grows with
+// the queue.
+func TestClientQueuesBehindTheServersCapacity(t *testing.T) {
+	const step = 10 * time.Millisecond
+	srv := simServer(t, vllmsim.Config{Profile: vllmsim.StepProfile{Name: "fixed-10ms", Fixed: step}, MaxNumSeqs: 2})
 	c := newTestClient(t, srv.URL, Config{})
+	var running, waiting int
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			st := srv.Stats()
+			running, waiting = max(running, st.Running), max(waiting, st.Waiting)
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
 	outs := make([]Outcome, 6)
 	var wg sync.WaitGroup
 	for i := range outs {
 		wg.Go(func() { c.Do(t.Context(), workload.Request{Prompt: "x", OutputTokens: 5}, &outs[i]) })
 	}
 	wg.Wait()
+	close(stop)
+	<-polled
 	slowest := time.Duration(0)
 	for i, out := range outs {
 		if !out.OK() {
@@ -200,12 +220,14 @@ func TestFakeServerCapacity(t *testing.T) {
 		}
 		slowest = max(slowest, out.First.Sub(out.Sent))
 	}
-	if srv.MaxInFlight() != 2 {
-		t.Errorf("served %d at once, want 2", srv.MaxInFlight())
+	if running != 2 || waiting < 1 {
+		t.Errorf("ran at most %d at once with at most %d waiting, want 2 with a queue", running, waiting)
 	}
-	// Each request holds a slot 60 ms; the last pair waits for two pairs.
-	if slowest < 140*time.Millisecond {
-		t.Errorf("slowest TTFT %v, want at least 140ms behind the queue", slowest)
+	// Each request holds a slot for its 5 tokens, one per step; the last
+	// pair waits for two pairs, so its first token comes with the 11th step
+	// at the earliest.
+	if slowest < 11*step {
+		t.Errorf("slowest TTFT %v, want at least %v behind the queue", slowest, 11*step)
 	}
 }
 

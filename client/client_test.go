@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/internal/testserver"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -18,7 +18,7 @@ func newTestClient(t testing.TB, base string, cfg Config) *Client {
 	t.Helper()
 	cfg.BaseURL = base
 	if cfg.Model == "" {
-		cfg.Model = "test-model"
+		cfg.Model = testModel
 	}
 	c, err := New(cfg)
 	if err != nil {
@@ -49,12 +49,12 @@ func within(t *testing.T, what string, got, want, tol time.Duration) {
 	}
 }
 
-// TestClientTiming measures a server with known timing: first token 50 ms
-// after admission, then one token every 5 ms. On an overloaded machine the
-// server itself can miss its schedule (and then sends late events in a
-// burst); such an attempt is not the known behaviour, so it is measured
-// again, up to five times. Whatever the server did, the client's timestamps
-// must match the server's writes.
+// TestClientTiming measures a server with known timing, the simulator's
+// paced streams: first token 50 ms after arrival, then one token every 5 ms.
+// On an overloaded machine the server itself can miss its schedule (and then
+// sends late events in a burst); such an attempt is not the known behaviour,
+// so it is measured again, up to five times. Whatever the server did, the
+// client's timestamps must match the server's writes.
 func TestClientTiming(t *testing.T) {
 	const (
 		ttftWant = 50 * time.Millisecond
@@ -63,8 +63,16 @@ func TestClientTiming(t *testing.T) {
 	)
 	for _, api := range []workload.API{workload.APICompletions, workload.APIChat} {
 		t.Run(string(api), func(t *testing.T) {
-			srv := testserver.New(t, testserver.Config{TTFT: ttftWant, ITL: itlWant, PromptTokens: 321})
+			srv := simServer(t, vllmsim.Config{Faults: vllmsim.Faults{PacedTTFT: ttftWant, PacedITL: itlWant}})
 			c := newTestClient(t, srv.URL, Config{API: api})
+			// The prompt length is the server's count: the 100 token ids, or
+			// on the chat API the simulator's template around "hello there"
+			// (2 words, 4 tokens per message, 2 at the end), which only the
+			// usage can tell the client.
+			wantPrompt := 100
+			if api == workload.APIChat {
+				wantPrompt = 2 + 4 + 2
+			}
 			for attempt := 1; ; attempt++ {
 				before := len(srv.Requests())
 				var ttft, itl, tpot, arrivalLag, serverLate []time.Duration
@@ -74,9 +82,9 @@ func TestClientTiming(t *testing.T) {
 					if !out.OK() {
 						t.Fatalf("request %d: %s: %v", i, out.Class, out.Err)
 					}
-					if out.CompletionTokens != tokens || out.TokenEvents != tokens || out.PromptTokens != 321 || !out.UsageReported || out.MultiTokenEvents != 0 {
-						t.Fatalf("request %d: completion %d, events %d, prompt %d, usage %v, multi %d; want 20, 20, 321, true, 0",
-							i, out.CompletionTokens, out.TokenEvents, out.PromptTokens, out.UsageReported, out.MultiTokenEvents)
+					if out.CompletionTokens != tokens || out.TokenEvents != tokens || out.PromptTokens != wantPrompt || !out.UsageReported || out.MultiTokenEvents != 0 {
+						t.Fatalf("request %d: completion %d, events %d, prompt %d, usage %v, multi %d; want 20, 20, %d, true, 0",
+							i, out.CompletionTokens, out.TokenEvents, out.PromptTokens, out.UsageReported, out.MultiTokenEvents, wantPrompt)
 					}
 					if len(out.ITL) != tokens-1 {
 						t.Fatalf("request %d: %d ITL samples, want %d", i, len(out.ITL), tokens-1)
@@ -89,9 +97,12 @@ func TestClientTiming(t *testing.T) {
 					tpot = append(tpot, out.Last.Sub(out.First)/(tokens-1))
 
 					rec := srv.Requests()[before+i]
+					if len(rec.Writes) != tokens {
+						t.Fatalf("request %d: %d token events on the wire, want %d", i, len(rec.Writes), tokens)
+					}
 					arrivalLag = append(arrivalLag, out.First.Sub(rec.Writes[0]), out.Last.Sub(rec.Writes[tokens-1]))
 					for k, w := range rec.Writes {
-						serverLate = append(serverLate, w.Sub(rec.Admitted.Add(ttftWant+time.Duration(k)*itlWant)))
+						serverLate = append(serverLate, w.Sub(rec.Arrived.Add(ttftWant+time.Duration(k)*itlWant)))
 					}
 				}
 				// The client sees each event within a millisecond of its write.
@@ -114,7 +125,8 @@ func TestClientTiming(t *testing.T) {
 }
 
 func TestClientRequestBody(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Tokens: 3})
+	// The simulator checks the key too, as vLLM --api-key does.
+	srv := simServer(t, vllmsim.Config{APIKey: "sk-test-key"})
 	text := "say \"hi\"\n\tand \\ bye \u00e9\u2028 \x01 \xff"
 	ids := tokenIDs(10000)
 	tests := []struct {
@@ -141,7 +153,10 @@ func TestClientRequestBody(t *testing.T) {
 				t.Fatalf("server saw %d requests, want 1", len(reqs)-before)
 			}
 			got := reqs[len(reqs)-1]
-			b := got.Parsed
+			var b sentBody
+			if err := json.Unmarshal(got.Body, &b); err != nil {
+				t.Fatalf("body %.300s: %v", got.Body, err)
+			}
 			if got.Header.Get("Authorization") != "Bearer sk-test-key" {
 				t.Errorf("Authorization = %q", got.Header.Get("Authorization"))
 			}
@@ -195,7 +210,7 @@ func TestClientRequestBody(t *testing.T) {
 }
 
 func TestClientExtraBodyOverrides(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Tokens: 2})
+	srv := simServer(t, vllmsim.Config{})
 	c := newTestClient(t, srv.URL, Config{ExtraBody: map[string]any{"temperature": 0.5, "top_p": 0.9, "seed": 7}})
 	var out Outcome
 	c.Do(t.Context(), workload.Request{Prompt: "x", OutputTokens: 2}, &out)
@@ -227,21 +242,25 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestClientMultiTokenEvents(t *testing.T) {
+	// Continuous usage is asked for as vLLM takes it, in stream_options.
+	continuous := Config{ExtraBody: map[string]any{"stream_options": map[string]any{"include_usage": true, "continuous_usage_stats": true}}}
+	threePerEvent := vllmsim.Faults{MultiTokenRate: 1, MultiTokenSize: 3}
 	tests := []struct {
 		name      string
-		cfg       testserver.Config
+		faults    vllmsim.Faults
+		client    Config
 		wantEv    int
 		wantMulti int
 	}{
 		// 10 tokens, 3 per event: events of 3,3,3,1.
-		{"usage at the end", testserver.Config{Tokens: 10, TokensPerEvent: 3}, 4, 6},
-		{"continuous usage", testserver.Config{Tokens: 10, TokensPerEvent: 3, ContinuousUsage: true}, 4, 3},
-		{"one token per event", testserver.Config{Tokens: 10, ContinuousUsage: true}, 10, 0},
+		{"usage at the end", threePerEvent, Config{}, 4, 6},
+		{"continuous usage", threePerEvent, continuous, 4, 3},
+		{"one token per event", vllmsim.Faults{}, continuous, 10, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := testserver.New(t, tt.cfg)
-			c := newTestClient(t, srv.URL, Config{})
+			srv := simServer(t, vllmsim.Config{Faults: tt.faults})
+			c := newTestClient(t, srv.URL, tt.client)
 			var out Outcome
 			c.Do(t.Context(), workload.Request{Prompt: "a b c", OutputTokens: 10}, &out)
 			if !out.OK() || out.CompletionTokens != 10 || out.TokenEvents != tt.wantEv || out.MultiTokenEvents != tt.wantMulti || len(out.ITL) != tt.wantEv-1 {
@@ -256,7 +275,7 @@ func TestClientMultiTokenEvents(t *testing.T) {
 }
 
 func TestClientReusesOutcome(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Tokens: 4})
+	srv := simServer(t, vllmsim.Config{})
 	c := newTestClient(t, srv.URL, Config{})
 	intended := time.Now()
 	out := Outcome{Intended: intended, ITL: make([]time.Duration, 5, 64), Class: ClassStall, TokenEvents: 99}
@@ -267,14 +286,15 @@ func TestClientReusesOutcome(t *testing.T) {
 }
 
 func TestClientModelsAndBaseURL(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{Models: []string{"b-model", "a-model"}})
+	// vLLM lists the served name, not the model's path.
+	srv := simServer(t, vllmsim.Config{Model: "org/a-model", ServedModelName: "b-model"})
 	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/v1", srv.URL + "/v1/"} {
 		c := newTestClient(t, base, Config{})
 		if c.BaseURL() != srv.URL {
 			t.Errorf("BaseURL(%q) = %q, want %q", base, c.BaseURL(), srv.URL)
 		}
 		ids, err := c.Models(t.Context())
-		if err != nil || !slices.Equal(ids, []string{"b-model", "a-model"}) {
+		if err != nil || !slices.Equal(ids, []string{"b-model"}) {
 			t.Errorf("Models = %v, %v", ids, err)
 		}
 	}
@@ -298,8 +318,8 @@ func TestClientConfigHidesKey(t *testing.T) {
 }
 
 func ExampleClient() {
-	// A stand-in server: 3 tokens, one every millisecond.
-	srv := testserver.Start(testserver.Config{ITL: time.Millisecond})
+	// A simulated vLLM server: 3 tokens, one every millisecond.
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "my-model", ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Millisecond}})
 	defer srv.Close()
 
 	c, err := New(Config{BaseURL: srv.URL, Model: "my-model"})
@@ -316,7 +336,7 @@ func ExampleClient() {
 // TestClientConcurrentStreams: many streams at once share one client, and
 // each is measured on its own.
 func TestClientConcurrentStreams(t *testing.T) {
-	srv := testserver.New(t, testserver.Config{TTFT: 20 * time.Millisecond, ITL: 2 * time.Millisecond})
+	srv := simServer(t, vllmsim.Config{Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: 2 * time.Millisecond}})
 	c := newTestClient(t, srv.URL, Config{MaxConns: 16})
 	outs := make([]Outcome, 200)
 	var wg sync.WaitGroup
@@ -338,4 +358,24 @@ func TestClientConcurrentStreams(t *testing.T) {
 	if srv.MaxInFlight() < 2 {
 		t.Errorf("the server never saw two streams at once")
 	}
+}
+
+// sentBody is what the client's request bodies may hold.
+type sentBody struct {
+	Model    string          `json:"model"`
+	Prompt   json.RawMessage `json:"prompt"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	MaxTokens           *int     `json:"max_tokens"`
+	MaxCompletionTokens *int     `json:"max_completion_tokens"`
+	MinTokens           *int     `json:"min_tokens"`
+	IgnoreEOS           *bool    `json:"ignore_eos"`
+	Stream              bool     `json:"stream"`
+	Temperature         *float64 `json:"temperature"`
+	StreamOptions       *struct {
+		IncludeUsage         bool `json:"include_usage"`
+		ContinuousUsageStats bool `json:"continuous_usage_stats"`
+	} `json:"stream_options"`
 }

@@ -64,7 +64,8 @@ type Faults struct {
 	// deadlines, so timer jitter does not accumulate). With the "instant"
 	// profile the engine is never the later one, so these are the exact
 	// TTFT and ITL that a client must measure; /metrics still reports the
-	// engine's own times.
+	// engine's own times. Each paced event is written and flushed on its
+	// own, even when it is late.
 	PacedTTFT time.Duration
 	PacedITL  time.Duration
 

@@ -2,7 +2,11 @@ package vllmsim
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +46,47 @@ func TestPacedTiming(t *testing.T) {
 			t.Fatalf("TTFT p50 %v, ITL p50 %v; want %v and %v", mt, mi, ttft, itl)
 		}
 		return
+	}
+}
+
+// A paced stream writes every token event on its own, also when every
+// deadline has already passed (a nanosecond's pacing): on the wire each HTTP
+// chunk, which is one flush, carries one token event; the last one also
+// carries the usage and [DONE].
+func TestPacedEventsAreWrittenOneAtATime(t *testing.T) {
+	const n = 40
+	s := start(t, Config{ProfileName: "instant", Faults: Faults{PacedITL: time.Nanosecond}})
+	conn, err := net.Dial("tcp", s.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body, _ := json.Marshal(streamReq("a b", n))
+	fmt.Fprintf(conn, "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\n"+
+		"Content-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	raw, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(raw), "\r\n\r\n")
+	if !strings.Contains(head, "Transfer-Encoding: chunked") {
+		t.Fatalf("response head %q", head)
+	}
+	var perChunk []int
+	for {
+		sizeHex, after, ok := strings.Cut(rest, "\r\n")
+		size, err := strconv.ParseInt(sizeHex, 16, 64)
+		if !ok || err != nil || int(size)+2 > len(after) {
+			t.Fatalf("bad chunked body at %q", rest)
+		}
+		if size == 0 {
+			break
+		}
+		perChunk = append(perChunk, strings.Count(after[:size], `"text":" `))
+		rest = after[size+2:]
+	}
+	if len(perChunk) != n || slices.ContainsFunc(perChunk, func(c int) bool { return c != 1 }) {
+		t.Fatalf("token events per write %v, want %d writes of one", perChunk, n)
 	}
 }
 

@@ -115,16 +115,19 @@ func (o *streamOut) faults(final bool) bool {
 }
 
 // pace holds the next token event until its paced time, if pacing is on.
+// The events before it are written first even when it is already due, so a
+// paced stream never coalesces events: a late server still sends them one
+// write at a time, and a client reads one event per read.
 func (o *streamOut) pace() bool {
 	at := o.s.pacedAt(o.st, o.events)
 	if at.IsZero() {
 		return true
 	}
-	wait := time.Until(at)
-	if wait <= 0 {
-		return true
+	if !o.flush() {
+		return false
 	}
-	return o.flush() && o.s.pause(o.r, wait)
+	wait := time.Until(at)
+	return wait <= 0 || o.s.pause(o.r, wait)
 }
 
 // pacedAt is when token event k may go out under Faults.PacedTTFT and
