@@ -119,6 +119,19 @@ func (c *Config) batchDefaults(g GPU) {
 // An unknown model is an error unless a step profile is named, for which
 // the model is only a label: its KV cache is then DefaultNumGPUBlocks.
 func (c *Config) resolveHardware() error {
+	if c.namesNoHardware() {
+		// A server that names no model, GPU or profile keeps the hand-fit
+		// h100-llama3-8b profile and the limits it was fitted with, so that
+		// gates recorded on the default keep their numbers (the roofline's
+		// idle TTFT is a third of the published one: docs/simulator.md).
+		c.ProfileName = LegacyDefaultProfile
+		if c.MaxNumSeqs == 0 {
+			c.MaxNumSeqs = legacyMaxNumSeqs
+		}
+		if c.NumGPUBlocks == 0 {
+			c.NumGPUBlocks = legacyNumGPUBlocks
+		}
+	}
 	if c.GPU == "" {
 		c.GPU = DefaultGPU
 	}
@@ -243,4 +256,20 @@ func Describe(cfg Config) ([]string, error) {
 			g.Memory/gib, c.GPUMemoryUtilization, k.Budget/gib, k.Weights/gib, k.NonTorch/gib, k.Activation/gib, k.Available/gib, k.PerToken))
 	}
 	return append(lines, fmt.Sprintf("GPU KV cache size: %d tokens (%d blocks of %d)", c.NumGPUBlocks*c.BlockSize, c.NumGPUBlocks, c.BlockSize)), nil
+}
+
+// The default server's step profile and limits when nothing names the
+// hardware: the hand-fit profile, 256 sequences and 30,000 KV blocks.
+const (
+	LegacyDefaultProfile = "h100-llama3-8b"
+	legacyMaxNumSeqs     = 256
+	legacyNumGPUBlocks   = 30000
+)
+
+// namesNoHardware reports whether the config leaves model, GPU, profile,
+// parallelism and precision all at their defaults.
+func (c *Config) namesNoHardware() bool {
+	return c.ProfileName == "" && c.Profile == (StepProfile{}) && c.GPU == "" &&
+		(c.Model == "" || c.Model == DefaultModel) && c.TensorParallelSize <= 1 &&
+		c.Quantization == "" && (c.KVCacheDType == "" || c.KVCacheDType == "auto")
 }

@@ -42,9 +42,14 @@ func TestBatchDefaults(t *testing.T) {
 			t.Errorf("%+v (%s): %d tokens, %d seqs; want %d and %d", c.cfg, c.chunkedOffNote, r.MaxNumBatchedTokens, r.MaxNumSeqs, c.tokens, c.seqs)
 		}
 	}
-	if d := resolved(t, Config{}); d.MaxNumSeqs != DefaultMaxNumSeqs || d.MaxNumBatchedTokens != DefaultMaxNumBatchedTokens ||
+	if d := resolved(t, Config{GPU: DefaultGPU}); d.MaxNumSeqs != DefaultMaxNumSeqs || d.MaxNumBatchedTokens != DefaultMaxNumBatchedTokens ||
 		d.MaxModelLen != DefaultMaxModelLen || d.GPU != DefaultGPU {
 		t.Errorf("defaults %+v disagree with the Default constants", d)
+	}
+	// Naming nothing keeps the hand-fit profile and its limits.
+	if d := resolved(t, Config{}); d.Profile.Name != LegacyDefaultProfile || d.MaxNumSeqs != 256 || d.NumGPUBlocks != 30000 ||
+		d.MaxNumBatchedTokens != DefaultMaxNumBatchedTokens {
+		t.Errorf("a config that names nothing: %+v", d)
 	}
 }
 
