@@ -81,7 +81,7 @@ func TestParseServeArgsErrors(t *testing.T) {
 		{[]string{"--no-enable-prefix-caching=false"}, "takes no value"},
 		{[]string{"--num-gpu-blocks-override", "10"}, "smaller than --max-model-len"},
 		{[]string{"--port", "70000"}, "within 0..65535"},
-		{[]string{"acme/model-x"}, `unknown model "acme/model-x"`},
+		{[]string{"acme/model-x", "--gpu", "h100"}, `unknown model "acme/model-x"`},
 		{[]string{"--gpu", "v100"}, `unknown GPU "v100"`},
 		{[]string{"--gpu-memory-utilization", "1.2"}, "not a fraction within (0, 1]"},
 		{[]string{"--step-time-scale", "0"}, "not a positive factor"},

@@ -267,9 +267,13 @@ const (
 )
 
 // namesNoHardware reports whether the config leaves model, GPU, profile,
-// parallelism and precision all at their defaults.
+// parallelism and precision all at their defaults. A model the simulator
+// does not know counts as naming nothing (it is then only the served
+// name), so that a test may serve any name; with a GPU named, the roofline
+// needs the model's shape and an unknown one is an error.
 func (c *Config) namesNoHardware() bool {
+	_, unknown := LookupModel(c.Model)
 	return c.ProfileName == "" && c.Profile == (StepProfile{}) && c.GPU == "" &&
-		(c.Model == "" || c.Model == DefaultModel) && c.TensorParallelSize <= 1 &&
+		(c.Model == "" || c.Model == DefaultModel || unknown != nil) && c.TensorParallelSize <= 1 &&
 		c.Quantization == "" && (c.KVCacheDType == "" || c.KVCacheDType == "auto")
 }

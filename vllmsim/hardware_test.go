@@ -160,7 +160,7 @@ func TestHardwareErrors(t *testing.T) {
 		cfg Config
 		msg string
 	}{
-		{Config{Model: "acme/unknown-model"}, `unknown model "acme/unknown-model"`},
+		{Config{Model: "acme/unknown-model", GPU: "h100"}, `unknown model "acme/unknown-model"`},
 		{Config{GPU: "tpu"}, `unknown GPU "tpu"`},
 		{Config{Model: "meta-llama/Llama-3.1-70B-Instruct", GPU: "h100"}, "does not fit 1×h100"},
 		{Config{Model: "meta-llama/Llama-3.1-70B-Instruct", TensorParallelSize: 3}, "cannot be split"},
@@ -197,5 +197,14 @@ func TestChunkedPrefillOff(t *testing.T) {
 				t.Errorf("off=%v: entry %d has %d tokens, want %d", off, i, en.Tokens, want[i])
 			}
 		}
+	}
+}
+
+// A model name the simulator does not know, with nothing else named, is
+// only the served name: the default hand-fit server answers to it.
+func TestUnknownModelAloneServesTheDefault(t *testing.T) {
+	r := resolved(t, Config{Model: "acme/unknown-model"})
+	if r.Profile.Name != LegacyDefaultProfile || r.MaxNumSeqs != 256 || r.servedName() != "acme/unknown-model" {
+		t.Errorf("%+v", r)
 	}
 }
