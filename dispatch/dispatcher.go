@@ -43,6 +43,9 @@ type Dispatch struct {
 	// Prepare is how many requests are built ahead of the schedule.
 	// Zero means 256.
 	Prepare int
+	// Cancel abandons a drawn fraction of requests mid-stream (a user
+	// pressing stop); the zero plan abandons none.
+	Cancel CancelPlan
 }
 
 // DispatchResult says how a dispatch ended.
@@ -107,7 +110,7 @@ dispatch:
 		}
 		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
 			res.Dropped++
-			d.Recorder.Dropped(intended)
+			d.dropped(req, intended)
 			continue
 		}
 		res.Sent++
@@ -117,9 +120,12 @@ dispatch:
 		go func(req workload.Request, intended time.Time) {
 			defer wg.Done()
 			out := client.Outcome{Request: req, Intended: intended}
-			d.Doer.Do(reqCtx, req, &out)
+			doCtx, disarm := d.Cancel.arm(reqCtx, req.Index)
+			d.Doer.Do(doCtx, req, &out)
+			disarm()
 			end := time.Now()
-			if !out.OK() && reqCtx.Err() != nil {
+			markAbandoned(doCtx, &out)
+			if !out.OK() && out.Class != client.ClassAbandoned && reqCtx.Err() != nil {
 				if drainExpired.Load() {
 					out.Class = client.ClassUnfinished
 					end = start.Add(time.Duration(boundAt.Load()))

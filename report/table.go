@@ -64,6 +64,9 @@ func WriteStep(w io.Writer, s *StepReport) {
 	if s.Requests.Canceled > 0 {
 		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
 	}
+	if s.Requests.Abandoned > 0 {
+		fmt.Fprintf(w, "  %d requests were abandoned mid-stream as planned (not failures; out of the percentiles)\n", s.Requests.Abandoned)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")
 	for _, r := range s.SLO {

@@ -48,6 +48,17 @@ type Config struct {
 	// bound: what the user had waited when the client gave up.
 	StallTimeout   time.Duration
 	RequestTimeout time.Duration
+	// CancelRate abandons that fraction of requests CancelAfter after
+	// their send, closing the connection as a user pressing stop does.
+	// Which requests is a draw on Seed and the request's index. They are
+	// counted as abandoned: not failures, and out of the error rate, of
+	// goodput's denominator and of the latency percentiles.
+	CancelRate  float64
+	CancelAfter time.Duration
+	// RequestsOut, when set, receives one JSON line per request
+	// (docs/requests.md); with it empty and ReportDir set, they go to
+	// requests.jsonl there.
+	RequestsOut string
 	// DrainTimeout bounds the wait for in-flight requests after a step's
 	// last send; zero means the larger of 30s and the step's duration.
 	DrainTimeout time.Duration
@@ -106,6 +117,9 @@ func (c *Config) validate() error {
 		if r <= 0 {
 			return fmt.Errorf("slotest: rate %g must be positive", r)
 		}
+	}
+	if err := c.validateCancel(); err != nil {
+		return err
 	}
 	return nil
 }

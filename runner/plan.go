@@ -11,6 +11,7 @@ import (
 	"github.com/llmslo/llmslo/arrival"
 	"github.com/llmslo/llmslo/dispatch"
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/observe"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/workload"
@@ -43,6 +44,11 @@ type Plan struct {
 
 	MaxInFlight  int
 	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration
+	// Cancel abandons a drawn fraction of requests mid-stream.
+	Cancel dispatch.CancelPlan
+	// Records, when set, receives a record of every request, warm-up
+	// included, and is flushed at the end of each step.
+	Records *observe.Records
 
 	// BaseURL and HTTPClient reach the server's /metrics and
 	// /reset_prefix_cache. An empty BaseURL disables both.

@@ -129,11 +129,15 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []verd
 		Strict:                cfg.Strict,
 		MaxInFlight:           cfg.MaxInFlight,
 		DrainTimeout:          cfg.DrainTimeout,
+		Cancel:                cfg.cancelPlan(),
 		BaseURL:               s.target.URL,
 		HTTPClient:            hc,
 		ResetPrefixCache:      cfg.ResetPrefixCache,
 		Thresholds:            cfg.Thresholds,
 		Progress:              cfg.Progress,
+	}
+	if err := s.openRecords(); err != nil {
+		return err
 	}
 	s.report = s.plan.NewReport()
 	return nil
@@ -227,6 +231,7 @@ func (s *Session) ClosedLoop(ctx context.Context, clients int) (*report.StepRepo
 
 // Close releases the client and whatever the target started.
 func (s *Session) Close() error {
+	_ = s.CloseRecords() // its error is CloseRecords' and finish's to report
 	if s.client != nil {
 		s.client.Close()
 	}
@@ -256,6 +261,9 @@ func (s *Session) finish(err error) error {
 		if _, werr := WriteReport(s.report, s.cfg.ReportDir); werr != nil && err == nil {
 			err = werr
 		}
+	}
+	if rerr := s.CloseRecords(); rerr != nil && err == nil {
+		err = rerr
 	}
 	return err
 }

@@ -47,8 +47,10 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	stopProgress := startProgress(p.Progress, name, rec, measureFrom)
 	mon := observe.StartMonitor()
 	d := dispatch.Dispatch{Schedule: sched, Start: start, Workload: p.Workload, FirstIndex: firstIndex, Doer: p.Doer,
-		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: rec}
+		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(rec, name, start, measureFrom),
+		Cancel: p.Cancel}
 	res, runErr := d.Run(ctx)
+	p.flushRecords()
 	client := mon.Stop()
 	stopProgress()
 
@@ -77,8 +79,11 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	return st, len(sched), runErr
 }
 
-// finishStep fills goodput: good requests over those that were due.
+// finishStep fills goodput: good requests over those that were due,
+// less those abandoned on purpose (a user who pressed stop was not failed
+// by the server, and a cancel rate must not cap goodput).
 func finishStep(s *report.StepReport, due int) {
+	due -= s.Requests.Abandoned
 	if due > 0 {
 		s.Goodput = float64(s.Requests.Good) / float64(due)
 	}

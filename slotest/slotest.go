@@ -42,6 +42,10 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	cfg.UpdateBaseline = Updating()
 	cfg.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
+	dir := reportDir(t, cfg)
+	if dir != "" && cfg.RequestsOut == "" {
+		cfg.RequestsOut = filepath.Join(dir, runner.RequestsFile)
+	}
 	s, err := runner.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -197,8 +201,9 @@ func reportDir(t *testing.T, cfg Config) string {
 }
 
 // writeReports writes the report (whole, or partial after a cancel) and
-// the CI step summary.
+// the CI step summary, and closes the per-request records.
 func writeReports(t *testing.T, s *runner.Session, dir string) {
+	closeRecords(t, s)
 	if dir != "" {
 		if path, err := runner.WriteReport(s.Report(), dir); err != nil {
 			t.Errorf("slotest: %v", err)

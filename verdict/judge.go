@@ -32,7 +32,7 @@ func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult
 // one failure in 80 requests does not flip a 1% SLO, while a server failing
 // a third of its requests fails however short the step.
 func judgeErrorRate(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
-	n := int64(s.Requests.Sent - s.Requests.Canceled)
+	n := int64(s.Requests.Judged())
 	k := int64(s.Requests.Failed + s.Requests.Unfinished)
 	lo, hi := stats.WilsonInterval(k, n, CIConfidence)
 	res := report.SLOResult{

@@ -28,6 +28,14 @@ type Request struct {
 	// intended time (see dispatch.Preparer); empty, the Doer encodes it as
 	// it sends, and that time counts as send lag.
 	Body []byte
+	// Session, Agent and Turn place the request in a replayed session:
+	// Session names it, Agent the sub-agent that sent the request (empty
+	// for the main thread), Turn its turn in that thread. All are zero
+	// for plain requests. The per-request records (docs/requests.md)
+	// carry them unchanged.
+	Session string
+	Agent   string
+	Turn    int
 }
 
 // Workload yields the requests of a run. Request(i) must be deterministic for

@@ -35,6 +35,9 @@ type runFlags struct {
 	maxInFlight, maxModelLen                            int
 	salt, reset, strict, quiet                          bool
 	slos                                                multiFlag
+	cancelRate                                          float64
+	cancelAfter                                         time.Duration
+	requestsOut                                         string
 }
 
 type multiFlag []string
@@ -67,6 +70,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strict, "strict", false, "pass a latency SLO only when its 95% interval is under the limit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.simArgs, "sim-args", "", "vLLM serve flags for --target sim, e.g. '--max-num-seqs 64 --profile h200-llama3-8b'")
+	fs.Float64Var(&f.cancelRate, "cancel-rate", 0, "abandon this fraction of requests mid-stream, closing the connection as a user pressing stop does (a seeded draw per request); they are counted as abandoned, not as failures")
+	fs.DurationVar(&f.cancelAfter, "cancel-after", 0, "how long after its send an abandoned request is cancelled (needed with --cancel-rate)")
+	fs.StringVar(&f.requestsOut, "requests-out", "", "write one JSON line per request to this file (docs/requests.md)")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 }
 
@@ -80,6 +86,9 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
+	if err := f.cancelConfig(&c); err != nil {
+		return c, err
+	}
 	switch f.api {
 	case "completions":
 		c.API = workload.APICompletions
@@ -188,6 +197,9 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 			return exitUsage
 		}
 		fmt.Fprintf(stderr, "HTML report written to %s\n", f.html)
+	}
+	if f.requestsOut != "" {
+		fmt.Fprintf(stderr, "per-request records written to %s\n", f.requestsOut)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)

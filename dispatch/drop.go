@@ -1,0 +1,23 @@
+package dispatch
+
+import (
+	"time"
+
+	"github.com/llmslo/llmslo/workload"
+)
+
+// RequestDropRecorder is a Recorder that wants to know which request the
+// in-flight cap dropped, not only when (per-request records do). The
+// dispatcher calls DroppedRequest instead of Dropped on one.
+type RequestDropRecorder interface {
+	Recorder
+	DroppedRequest(req workload.Request, intended time.Time)
+}
+
+func (d *Dispatch) dropped(req workload.Request, intended time.Time) {
+	if r, ok := d.Recorder.(RequestDropRecorder); ok {
+		r.DroppedRequest(req, intended)
+		return
+	}
+	d.Recorder.Dropped(intended)
+}
