@@ -247,7 +247,7 @@ section.step{break-inside:avoid-page}
 <dt>seed</dt><dd>{{.Report.Seed}}</dd>
 {{with .Started}}<dt>started</dt><dd>{{.}}</dd>{{end}}
 <dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
-{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{end}}
+{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
 </header>
 

@@ -47,7 +47,8 @@ func kneeChart(r *Report) (template.HTML, string) {
 	p.X.Min, p.Y.Min = 0, 0
 	p.Add(plotter.NewGrid())
 	maxX, drawn := 0.0, 0
-	for i, c := range curves {
+	series := make([]namedXYs, 0, len(curves))
+	for _, c := range curves {
 		var pts plotter.XYs
 		for j := range r.Steps {
 			s := &r.Steps[j]
@@ -56,6 +57,15 @@ func kneeChart(r *Report) (template.HTML, string) {
 				pts = append(pts, plotter.XY{X: s.RateAchieved, Y: v})
 			}
 		}
+		series = append(series, namedXYs{c.name, pts})
+	}
+	if len(r.Variants) > 0 {
+		// A variant sweep: one TTFT p95 and one ITL p99 curve per server
+		// variant, against the asked rate, so the knees sit side by side.
+		series = variantSeries(r.Variants)
+	}
+	for i, c := range series {
+		pts := c.pts
 		if len(pts) == 0 {
 			continue
 		}
@@ -82,7 +92,7 @@ func kneeChart(r *Report) (template.HTML, string) {
 		if err != nil {
 			return "", "chart unavailable: " + err.Error()
 		}
-		limit.Color = plotutil.Color(len(curves) + i)
+		limit.Color = plotutil.Color(len(series) + i)
 		limit.Dashes = []vg.Length{limitDashLength, limitDashLength / 2}
 		p.Add(limit)
 		p.Legend.Add("limit "+sloText(s), limit)
@@ -236,3 +246,26 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// namedXYs is one curve of the latency-against-rate chart.
+type namedXYs struct {
+	name string
+	pts  plotter.XYs
+}
+
+func variantSeries(vs []Capacity) []namedXYs {
+	var out []namedXYs
+	for _, v := range vs {
+		var ttft, itl plotter.XYs
+		for _, p := range v.Curve {
+			if finite(p.TTFTP95Ms) && p.TTFTP95Ms > 0 {
+				ttft = append(ttft, plotter.XY{X: p.Rate, Y: p.TTFTP95Ms})
+			}
+			if finite(p.ITLP99Ms) && p.ITLP99Ms > 0 {
+				itl = append(itl, plotter.XY{X: p.Rate, Y: p.ITLP99Ms})
+			}
+		}
+		out = append(out, namedXYs{"TTFT p95 " + v.Variant, ttft}, namedXYs{"ITL p99 " + v.Variant, itl})
+	}
+	return out
+}

@@ -54,6 +54,8 @@ type Report struct {
 	Verdict   Verdict        `json:"verdict"`
 	// Capacity is set by a sweep: the highest rate that met every SLO.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Variants is set by a variant sweep: one capacity per server variant.
+	Variants []Capacity `json:"variants,omitempty"`
 	// Partial marks a run that was cancelled or cut short: its steps are
 	// what was measured before it stopped.
 	Partial bool   `json:"partial,omitempty"`

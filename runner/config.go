@@ -41,6 +41,12 @@ type Config struct {
 	// interval is within the limit.
 	Strict      bool
 	MaxInFlight int
+	// SimArgs are the vLLM serve flags Target.Sim was parsed from, when it
+	// was: a variant sweep adds each variant's flags to them.
+	SimArgs []string
+	// SweepPrecision stops a sweep's bisection once the knee's bracket is
+	// within this fraction of its upper end (0: run every refinement).
+	SweepPrecision float64
 	// StallTimeout abandons a request when no byte of its response came
 	// for this long (client default 60s); RequestTimeout abandons one that
 	// took this long in all (client default 10m). An abandoned request
@@ -49,7 +55,8 @@ type Config struct {
 	StallTimeout   time.Duration
 	RequestTimeout time.Duration
 	// CancelRate abandons that fraction of requests CancelAfter after
-	// their send, closing the connection as a user pressing stop does.
+	// their intended send time, closing the connection as a user pressing
+	// stop does.
 	// Which requests is a draw on Seed and the request's index. They are
 	// counted as abandoned: not failures, and out of the error rate, of
 	// goodput's denominator and of the latency percentiles.
@@ -62,6 +69,11 @@ type Config struct {
 	// DrainTimeout bounds the wait for in-flight requests after a step's
 	// last send; zero means the larger of 30s and the step's duration.
 	DrainTimeout time.Duration
+	// ThinkTimeScale multiplies every think time of a session replay
+	// (default 1; it must be positive); MaxThink, when positive, caps a
+	// scaled think time. See docs/sessions.md.
+	ThinkTimeScale float64
+	MaxThink       time.Duration
 	// Salt puts a per-run nonce in every prompt so nothing is served from
 	// a previous run's cache; ResetPrefixCache resets the server's prefix
 	// cache before each step where it allows. Both default to true; with
@@ -87,6 +99,12 @@ type Config struct {
 	BaselineTolerance float64
 	// Progress gets a line per second during a step; nil means none.
 	Progress io.Writer
+	// Shard makes the process send only its share of each step's schedule
+	// (see Shard); StartAt, when set, is the wall-clock instant the first
+	// step starts at, shared by all shards, and later steps start at fixed
+	// offsets from it (docs/sharding.md).
+	Shard   Shard
+	StartAt time.Time
 }
 
 // DefaultConfig returns a Config holding every default.
@@ -102,6 +120,7 @@ func DefaultConfig() Config {
 		SLOs:             append([]string(nil), DefaultSLOs...),
 		Salt:             true,
 		ResetPrefixCache: true,
+		ThinkTimeScale:   1,
 	}
 	return c
 }
@@ -118,10 +137,13 @@ func (c *Config) validate() error {
 			return fmt.Errorf("slotest: rate %g must be positive", r)
 		}
 	}
+	if err := c.validateThink(); err != nil {
+		return err
+	}
 	if err := c.validateCancel(); err != nil {
 		return err
 	}
-	return nil
+	return c.validateShard()
 }
 
 // baselineHint says how to record a baseline, for errors.

@@ -29,6 +29,10 @@ type Plan struct {
 	ExpectedPrefixHitRate float64
 	// Trace holds the fixture's arrival offsets, for trace arrivals.
 	Trace []time.Duration
+	// Sessions, when set, makes each step replay sessions instead of
+	// requests (docs/sessions.md): each arrival starts one, and rates
+	// count sessions per second. Workload may then be nil.
+	Sessions *SessionReplay
 
 	Rates   []float64
 	Arrival arrival.Arrival
@@ -61,11 +65,21 @@ type Plan struct {
 	ScrapeEvery time.Duration
 
 	Thresholds verdict.Thresholds
+	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown),
+	// for naming what binds a failing step.
+	MaxNumSeqs int
 
 	// Progress, when set, gets a line per second while a step runs.
 	Progress io.Writer
 	// OnStep is called after each step with its report.
 	OnStep func(report.StepReport)
+
+	// Shard sends only the shard's share of each schedule; StartAt is the
+	// shared start of the first step and StepStart the start of the step
+	// being run (set by Session.Step), zero for as soon as it is ready.
+	Shard     Shard
+	StartAt   time.Time
+	StepStart time.Time
 }
 
 // StepName is the name of the step at a rate, as a subtest would be called.
@@ -89,8 +103,12 @@ func (p *Plan) validate() error {
 	switch {
 	case p.Doer == nil:
 		return errors.New("plan has no Doer")
-	case p.Workload == nil:
+	case p.Workload == nil && p.Sessions == nil:
 		return errors.New("plan has no Workload")
+	case p.Sessions != nil:
+		if err := p.Sessions.validate(); err != nil {
+			return err
+		}
 	case p.Duration <= 0:
 		return errors.New("step duration must be positive")
 	case p.Warmup < 0:

@@ -28,7 +28,10 @@ type Session struct {
 	client    *client.Client
 	rows      int                 // fixture rows, for trace replays
 	generator *workload.Generator // for chat prompts made exact before a step
+	sessions  *workload.Sessions  // set when the fixture's sessions are replayed
 	baseline  *report.Report      // nil unless comparing with one
+
+	startOffset time.Duration // from Plan.StartAt to the next step's start
 }
 
 // NewSession runs a plan that the caller built (its own Doer and Workload):
@@ -104,6 +107,7 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []verd
 	}
 	s.client = c
 	wopts := workload.Options{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: arr.Kind == arrival.ArrivalTrace}
+	wopts.Salt = cfg.sharedSalt() // shards salt request k alike
 	if cfg.API == workload.APIChat {
 		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(s.target.URL, s.target.Model, hc)
 	}
@@ -134,12 +138,19 @@ func (s *Session) prepare(ctx context.Context, fx *fixtures.Fixture, slos []verd
 		HTTPClient:            hc,
 		ResetPrefixCache:      cfg.ResetPrefixCache,
 		Thresholds:            cfg.Thresholds,
+		MaxNumSeqs:            s.target.maxNumSeqs,
 		Progress:              cfg.Progress,
+		Shard:                 cfg.Shard,
+		StartAt:               cfg.StartAt,
 	}
 	if err := s.openRecords(); err != nil {
 		return err
 	}
+	if fx.Sessions != nil {
+		s.useSessions(g, fx)
+	}
 	s.report = s.plan.NewReport()
+	s.report.Shard = cfg.shardInfo()
 	return nil
 }
 
@@ -184,11 +195,17 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 		// content comes from the index, not the row).
 		s.next += s.rows - s.next%s.rows
 	}
-	if s.generator != nil && s.cfg.API == workload.APIChat {
+	if err := s.nextStepStart(&p); err != nil {
+		return nil, err
+	}
+	if err := s.prepareSessions(ctx, rate, p); err != nil {
+		return nil, fmt.Errorf("prepare prompts: %w", err)
+	}
+	if s.sessions == nil && s.generator != nil && s.cfg.API == workload.APIChat {
 		// Text prompts are made exact through the server's /tokenize; do
 		// that before the step, not on its send path.
 		ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 64
-		if err := s.generator.PrepareRange(ctx, s.next, s.next+ahead); err != nil {
+		if err := s.prepareAhead(ctx, ahead); err != nil {
 			return nil, fmt.Errorf("prepare prompts: %w", err)
 		}
 	}

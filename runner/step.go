@@ -23,20 +23,30 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}
+	if p.Sessions != nil {
+		return runSessionStep(ctx, p, rate, firstIndex)
+	}
 	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
 	if err != nil {
 		return nil, 0, err
 	}
+	used := len(sched) // a shard's share leaves the rest to the other shards
+	sched, work, first := p.shardSchedule(sched, firstIndex)
 	hc := p.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
+	}
+	start, err := p.stepStart(ctx)
+	if err != nil {
+		return nil, 0, err
 	}
 	reset := false
 	if p.BaseURL != "" && p.ResetPrefixCache {
 		reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
 	}
-
-	start := time.Now().Add(20 * time.Millisecond) // time to start the dispatcher's helpers
+	if start.IsZero() {
+		start = time.Now().Add(20 * time.Millisecond) // time to start the dispatcher's helpers
+	}
 	measureFrom := start.Add(p.Warmup)
 	rec := observe.NewRecorder(measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
 	var scraper *vllmapi.Scraper
@@ -46,7 +56,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	name := StepName(p.Arrival, rate)
 	stopProgress := startProgress(p.Progress, name, rec, measureFrom)
 	mon := observe.StartMonitor()
-	d := dispatch.Dispatch{Schedule: sched, Start: start, Workload: p.Workload, FirstIndex: firstIndex, Doer: p.Doer,
+	d := dispatch.Dispatch{Schedule: sched, Start: start, Workload: work, FirstIndex: first, Doer: p.Doer,
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(rec, name, start, measureFrom),
 		Cancel: p.Cancel}
 	res, runErr := d.Run(ctx)
@@ -56,6 +66,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 
 	rs, ev := rec.Step()
 	st := &rs
+	st.Evidence = rec.ReportEvidence()
 	st.Name, st.RateTarget, st.Arrival = name, rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
 	st.Client = client
@@ -76,7 +87,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	}
 	finishStep(st, due)
 	verdict.Judge(st, ev, p.judging())
-	return st, len(sched), runErr
+	return st, used, runErr
 }
 
 // finishStep fills goodput: good requests over those that were due,
@@ -96,6 +107,7 @@ func (p *Plan) judging() verdict.Config {
 		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
 	}
 	c.InProcessServer = p.Target.Kind == TargetSim
+	c.MaxNumSeqs = p.MaxNumSeqs
 	return c
 }
 

@@ -37,7 +37,7 @@ func TestSweepBracketsTheKnee(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := sweep(context.Background(), tc.refine, tc.rates, judge(tc.knee))
+			c, err := sweep(context.Background(), tc.refine, 0, tc.rates, judge(tc.knee))
 			require.NoError(t, err)
 			assert.Equal(t, report.Capacity{PassRate: tc.pass, FailRate: tc.fail}, *c)
 		})
@@ -46,7 +46,7 @@ func TestSweepBracketsTheKnee(t *testing.T) {
 
 func TestSweepStopsOnAnInvalidStep(t *testing.T) {
 	var ran []float64
-	c, err := sweep(context.Background(), 3, []float64{1, 2, 4}, func(r float64) (report.Verdict, error) {
+	c, err := sweep(context.Background(), 3, 0, []float64{1, 2, 4}, func(r float64) (report.Verdict, error) {
 		ran = append(ran, r)
 		if r == 2 {
 			return report.VerdictInvalid, nil
@@ -80,4 +80,22 @@ func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	assert.GreaterOrEqual(t, c.FailRate, 3.5)
 	assert.LessOrEqual(t, c.FailRate, 4.0)
 	assert.Len(t, rep.Steps, 5, "rates 1, 2, 4 (fails), then two bisections")
+}
+
+// Bisection stops once the bracket is within the asked precision.
+func TestSweepStopsAtItsPrecision(t *testing.T) {
+	calls := 0
+	c, err := sweep(context.Background(), 20, 0.05, []float64{2, 4, 8, 16}, func(r float64) (report.Verdict, error) {
+		calls++
+		if r <= 11 {
+			return report.VerdictPass, nil
+		}
+		return report.VerdictFail, nil
+	})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, (c.FailRate-c.PassRate)/c.FailRate, 0.05)
+	assert.Greater(t, (c.FailRate-c.PassRate*1)/c.FailRate, 0.0)
+	assert.Less(t, calls, 4+20, "it stopped before the 20 refinements")
+	assert.LessOrEqual(t, c.PassRate, 11.0)
+	assert.Greater(t, c.FailRate, 11.0)
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,10 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-
 	"github.com/llmslo/llmslo/client"
-	"github.com/llmslo/llmslo/containers/vllm"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/workload"
@@ -22,7 +20,7 @@ import (
 // Target kinds.
 const (
 	TargetSim  = "sim"  // the in-process simulator (default)
-	TargetVLLM = "vllm" // a container started through containers/vllm
+	TargetVLLM = "vllm" // a container started by TargetSpec.Container
 	TargetURL  = "url"  // a server that is already running
 )
 
@@ -51,9 +49,42 @@ type TargetSpec struct {
 	// VLLMImage is the vllm target's image; empty reads SLOTEST_VLLM_IMAGE,
 	// then vllm/vllm-openai:latest.
 	VLLMImage string
-	// VLLMOptions are passed to vllm.Run after the defaults (dev mode, so
-	// the prefix cache can be reset).
-	VLLMOptions []testcontainers.ContainerCustomizer
+	// Container starts the vllm target's container. Each face sets its own:
+	// slotest one built on testcontainers-go (containers/vllm), the llmslo
+	// command one that calls the Docker API directly
+	// (containers/vllm/dockerrun), so that runner links neither and the
+	// command does not link the testing package.
+	Container ContainerStarter
+}
+
+// ContainerStarter starts a vLLM-compatible server in a container and
+// waits until it is healthy.
+type ContainerStarter interface {
+	StartContainer(ctx context.Context, req ContainerRequest) (StartedContainer, error)
+}
+
+// ContainerStarterFunc is a function that is a ContainerStarter.
+type ContainerStarterFunc func(ctx context.Context, req ContainerRequest) (StartedContainer, error)
+
+// StartContainer calls f.
+func (f ContainerStarterFunc) StartContainer(ctx context.Context, req ContainerRequest) (StartedContainer, error) {
+	return f(ctx, req)
+}
+
+// ContainerRequest is what the vllm target asks of a ContainerStarter.
+type ContainerRequest struct {
+	Image string // an image that takes vLLM's serve flags
+	Model string // the model to serve
+	// DevMode sets VLLM_SERVER_DEV_MODE=1, so that the prefix cache can be
+	// reset before each step.
+	DevMode bool
+}
+
+// StartedContainer is a healthy server in a container.
+type StartedContainer struct {
+	URL   string       // base URL, without /v1
+	Model string       // the name requests carry
+	Stop  func() error // stops and removes the container
 }
 
 // Target is a server ready to measure. Close releases what StartTarget
@@ -65,6 +96,7 @@ type Target struct {
 
 	apiKey      string
 	maxModelLen int // known for the simulator: requests are clipped to fit
+	maxNumSeqs  int // known for the simulator: what verdict.Binding compares with
 	close       func() error
 }
 
@@ -115,7 +147,7 @@ func startSim(spec TargetSpec) (*Target, error) {
 	srv.Listener = ln
 	srv.Start()
 	model := firstNonEmpty(srv.Config.ServedModelName, srv.Config.Model)
-	return &Target{Kind: TargetSim, URL: srv.URL, Model: model, maxModelLen: srv.Config.MaxModelLen,
+	return &Target{Kind: TargetSim, URL: srv.URL, Model: model, maxModelLen: srv.Config.MaxModelLen, maxNumSeqs: srv.Config.MaxNumSeqs,
 		close: func() error { srv.Close(); return nil }}, nil
 }
 
@@ -125,18 +157,14 @@ func startVLLM(ctx context.Context, spec TargetSpec) (*Target, error) {
 	if model == "" {
 		return nil, fmt.Errorf("slotest: the vllm target needs a model: set %s or the Model option", EnvModel)
 	}
-	opts := append([]testcontainers.ContainerCustomizer{vllm.WithModel(model), vllm.WithDevMode()}, spec.VLLMOptions...)
-	c, err := vllm.Run(ctx, img, opts...)
+	if spec.Container == nil {
+		return nil, errors.New("slotest: the vllm target has no container starter (TargetSpec.Container; slotest and the llmslo command set one)")
+	}
+	c, err := spec.Container.StartContainer(ctx, ContainerRequest{Image: img, Model: model, DevMode: true})
 	if err != nil {
 		return nil, fmt.Errorf("slotest: start vllm target from %s: %w", img, err)
 	}
-	stop := func() error { return testcontainers.TerminateContainer(c) }
-	base, err := c.BaseURL(ctx)
-	if err != nil {
-		_ = stop()
-		return nil, fmt.Errorf("slotest: vllm target: %w", err)
-	}
-	return &Target{Kind: TargetVLLM, URL: base, Model: c.Model(), apiKey: spec.APIKey, close: stop}, nil
+	return &Target{Kind: TargetVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, model), apiKey: spec.APIKey, close: c.Stop}, nil
 }
 
 func reachURL(ctx context.Context, spec TargetSpec, raw string) (*Target, error) {

@@ -62,7 +62,10 @@ func Binding(s *report.StepReport, maxNumSeqs int) *report.Binding {
 		return b(BindKVCache, fmt.Sprintf("the KV cache was %.0f%% full with %.0f preemptions and up to %.0f requests waiting while %.0f ran",
 			100*srv.KVCacheUsageMax, srv.Preemptions, srv.MaxWaiting, srv.MaxRunning),
 			"more KV blocks: raise --gpu-memory-utilization, use --kv-cache-dtype fp8, a shorter --max-model-len, or more GPUs (--tensor-parallel-size)")
-	case srv.MaxWaiting > 0 && atCap && srv.KVCacheUsageMax < kvFull:
+	case atCap && srv.KVCacheUsageMax < kvFull && (srv.MaxWaiting > 0 || maxNumSeqs > 0):
+		// At a known cap most of the step, a queue follows even when the
+		// once-a-second samples missed it; at an inferred plateau, only a
+		// seen queue says the plateau is a cap and not the arrivals.
 		return b(BindMaxNumSeqs, fmt.Sprintf("%.0f requests ran at once for %.0f%% of the step (the cap) while up to %.0f waited and the KV cache was %.0f%% full at most",
 			srv.MaxRunning, 100*srv.RunningAtMaxShare, srv.MaxWaiting, 100*srv.KVCacheUsageMax),
 			"raise --max-num-seqs (or --performance-mode throughput)")

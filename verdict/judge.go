@@ -162,7 +162,9 @@ type Config struct {
 	// InProcessServer says the server runs in the client's process (the
 	// embedded simulator), a cause client_saturation names.
 	InProcessServer bool
-	Thresholds      Thresholds
+	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown).
+	MaxNumSeqs int
+	Thresholds Thresholds
 }
 
 // Judge fills the step's SLO results, hazards and verdict from what was
@@ -174,7 +176,9 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
 		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos}, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
+	s.Server.MaxNumSeqs = c.MaxNumSeqs
 	s.Verdict = verdictOf(s)
+	s.Binding = Binding(s, c.MaxNumSeqs)
 }
 
 // JudgeSLOs fills only the SLO results and the verdict: for a step whose

@@ -35,6 +35,9 @@ type runFlags struct {
 	maxInFlight, maxModelLen                            int
 	salt, reset, strict, quiet                          bool
 	slos                                                multiFlag
+	thinkScale                                          float64
+	maxThink                                            time.Duration
+	vllm                                                vllmFlags
 	cancelRate                                          float64
 	cancelAfter                                         time.Duration
 	requestsOut                                         string
@@ -48,7 +51,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.target, "target", "sim", "sim, vllm, or the URL of an OpenAI-compatible server (API key from LLMSLO_API_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&f.fixture, "fixture", runner.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
-	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8")
+	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8 (sessions per second for a fixture with sessions)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "poisson, constant, gamma:B, trace[:SPEED], ramp:FROM")
 	fs.StringVar(&f.api, "api", "completions", "completions or chat")
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
@@ -71,9 +74,12 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.simArgs, "sim-args", "", "vLLM serve flags for --target sim, e.g. '--max-num-seqs 64 --profile h200-llama3-8b'")
 	fs.Float64Var(&f.cancelRate, "cancel-rate", 0, "abandon this fraction of requests mid-stream, closing the connection as a user pressing stop does (a seeded draw per request); they are counted as abandoned, not as failures")
-	fs.DurationVar(&f.cancelAfter, "cancel-after", 0, "how long after its send an abandoned request is cancelled (needed with --cancel-rate)")
+	fs.DurationVar(&f.cancelAfter, "cancel-after", 0, "how long after its intended send time an abandoned request is cancelled (needed with --cancel-rate)")
 	fs.StringVar(&f.requestsOut, "requests-out", "", "write one JSON line per request to this file (docs/requests.md)")
+	fs.Float64Var(&f.thinkScale, "think-time-scale", 1, "multiply the think time before each turn of a session replay (> 0; 1 as recorded)")
+	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
+	f.vllm.register(fs)
 }
 
 // config turns the flags into a runner.Config. Only the flags count: no
@@ -86,6 +92,9 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
+	if err := f.thinkConfig(&c); err != nil {
+		return c, err
+	}
 	if err := f.cancelConfig(&c); err != nil {
 		return c, err
 	}
@@ -103,6 +112,9 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	if !f.quiet {
 		c.Progress = stderr
 	}
+	if err := f.vllm.config(&c, c.Progress); err != nil {
+		return c, err
+	}
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return c, errors.New("--update-baseline needs --baseline FILE")
@@ -112,7 +124,8 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	c.Baseline, c.BaselineTolerance, c.UpdateBaseline = f.baseline, f.baselineTolerance, f.updateBaseline
 	c.BaselineHint = "llmslo run --update-baseline"
 	if f.simArgs != "" {
-		sim, err := vllmsim.ParseServeArgs(strings.Fields(f.simArgs))
+		c.SimArgs = strings.Fields(f.simArgs)
+		sim, err := vllmsim.ParseServeArgs(c.SimArgs)
 		if err != nil {
 			return c, fmt.Errorf("--sim-args: %w", err)
 		}
@@ -160,6 +173,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	var sf shardFlags
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -168,6 +183,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg, err := f.config(stderr)
+	if err == nil {
+		err = sf.apply(&cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
@@ -177,7 +195,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
 	}
-	return finish(rep, err, f, stdout, stderr)
+	return shardExit(cfg, finish(rep, err, f, stdout, stderr), rep, err, stderr)
 }
 
 // finish prints the summary, writes the report, and maps the verdict to

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/runner"
 )
 
@@ -19,6 +20,9 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var f runFlags
 	f.register(fs)
 	refine := fs.Int("refine", 3, "bisection steps between the last passing and the first failing rate")
+	precision := fs.Float64("precision", 0, "stop bisecting once the knee's bracket is within this fraction of its upper end (0: run every --refine step)")
+	var variants multiFlag
+	fs.Var(&variants, "server-variant", "vLLM serve flags of one server variant, repeatable, e.g. '--max-num-seqs 128': one sweep each, side by side (sim target)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -35,21 +39,24 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
-	rep, err := runner.Sweep(ctx, cfg, *refine)
+	cfg.SweepPrecision = *precision
+	var rep *report.Report
+	if len(variants) > 0 {
+		rep, err = runner.SweepVariants(ctx, cfg, variants, *refine)
+	} else {
+		rep, err = runner.Sweep(ctx, cfg, *refine)
+	}
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
 	code := finish(rep, err, f, stdout, stderr)
+	if len(rep.Variants) > 0 {
+		report.WriteVariants(stdout, rep)
+		return code
+	}
 	if c := rep.Capacity; c != nil {
-		switch {
-		case c.PassRate == 0 && c.FailRate > 0:
-			fmt.Fprintf(stdout, "capacity: below %g req/s (the lowest rate failed)\n", c.FailRate)
-		case c.FailRate == 0:
-			fmt.Fprintf(stdout, "capacity: at least %g req/s (every rate passed)\n", c.PassRate)
-		default:
-			fmt.Fprintf(stdout, "capacity: %g req/s meets every SLO; %g req/s does not\n", c.PassRate, c.FailRate)
-		}
+		fmt.Fprintln(stdout, "capacity: "+report.CapacityText(c, rep.Steps))
 		// A sweep that found the knee did its job: steps above it are
 		// expected to fail.
 		if code == exitFail && c.PassRate > 0 && err == nil {

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// sweepSim sweeps the default simulator with extra vLLM flags over two
+// rates (below and above its knee) with constant arrivals.
+func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
+	t.Helper()
+	cfg := DefaultConfig()
+	sim, err := vllmsim.ParseServeArgs(simArgs)
+	require.NoError(t, err)
+	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
+	cfg.Fixture, cfg.Rates, cfg.Arrival = fixture, rates, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, slos
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := Sweep(context.Background(), cfg, 0)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Capacity)
+	return rep
+}
+
+// Each binding constraint, on a server built to make it bind: the sweep
+// names it at the knee.
+func TestSweepNamesWhatBinds(t *testing.T) {
+	cases := []struct {
+		name    string
+		simArgs []string
+		fixture string
+		rates   []float64
+		slos    []string
+		want    string
+	}{
+		// Two sequences at a time, short requests: a queue at the cap,
+		// KV nearly empty.
+		{"max_num_seqs", []string{"--max-num-seqs", "2"}, "fixed:256:64", []float64{2, 8},
+			[]string{"ttft.p50<=60ms"}, verdict.BindMaxNumSeqs},
+		// 300 blocks hold three 1280-token requests: preemptions.
+		{"kv_cache", []string{"--num-gpu-blocks-override", "300", "--max-model-len", "4096"}, "fixed:1024:256", []float64{0.5, 4},
+			[]string{"ttft.p50<=500ms"}, verdict.BindKVCache},
+		// 8000-token prompts: each prefill shares an ~0.5 s step with
+		// every running decode, so ITL's tail fails while TTFT holds.
+		{"max_num_batched_tokens", nil, "fixed:8000:64", []float64{0.2, 2},
+			[]string{"ttft.p95<=5s", "itl.p99<=100ms"}, verdict.BindMaxNumBatchedTokens},
+		// Everything admitted, nothing waits, the KV cache nearly empty:
+		// decode steps slow as the batch grows.
+		{"compute", nil, "fixed:128:256", []float64{2, 60}, []string{"tpot.p50<=10ms"}, verdict.BindCompute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := sweepSim(t, tc.simArgs, tc.fixture, tc.rates, tc.slos...)
+			c := rep.Capacity
+			require.Equal(t, tc.rates[0], c.PassRate, "%+v", rep.Steps)
+			require.Equal(t, tc.rates[1], c.FailRate)
+			require.NotNil(t, c.Binding, "%+v", rep.Steps[1].Server)
+			assert.Equal(t, tc.want, c.Binding.Kind, "%s; server %+v", c.Binding.Evidence, rep.Steps[1].Server)
+			assert.NotEmpty(t, c.Binding.Flag)
+			assert.Len(t, c.Curve, 2)
+		})
+	}
+}
+
+// The tuning loop: raising the flag that binds moves the knee up; raising
+// one that does not leaves it where it was.
+func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SimArgs = []string{"--max-num-seqs", "2"}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{2, 4, 8}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := SweepVariants(context.Background(), cfg, []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}, 1)
+	require.NoError(t, err)
+	require.Len(t, rep.Variants, 3)
+	base, more, other := rep.Variants[0], rep.Variants[1], rep.Variants[2]
+	t.Logf("knees: base [%g, %g], --max-num-seqs 4 [%g, %g], --max-num-batched-tokens 16384 [%g, %g]",
+		base.PassRate, base.FailRate, more.PassRate, more.FailRate, other.PassRate, other.FailRate)
+	require.NotNil(t, base.Binding)
+	assert.Equal(t, verdict.BindMaxNumSeqs, base.Binding.Kind)
+	assert.Greater(t, more.PassRate, base.PassRate, "twice the sequences, a higher knee")
+	assert.Equal(t, base.PassRate, other.PassRate, "a flag that does not bind leaves the knee")
+	assert.Equal(t, base.FailRate, other.FailRate)
+	assert.Contains(t, rep.Steps[0].Name, "rate=2")
+}
