@@ -10,5 +10,5 @@ const (
 	MetricITL       Metric = "itl"        // gaps between token-carrying events, pooled
 	MetricTPOT      Metric = "tpot"       // time per output token after the first, per request
 	MetricE2EL      Metric = "e2el"       // end-to-end latency from the intended send time
-	MetricErrorRate Metric = "error_rate" // failed requests / scheduled requests
+	MetricErrorRate Metric = "error_rate" // (failed + unfinished) / (sent − canceled)
 )

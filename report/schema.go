@@ -133,20 +133,22 @@ type Hazard struct {
 
 // StepReport is one rate step.
 type StepReport struct {
-	Name         string         `json:"name"`
-	RateTarget   float64        `json:"rate_target"`
-	RateAchieved float64        `json:"rate_achieved"`
-	Arrival      string         `json:"arrival"`
-	DurationS    float64        `json:"duration_s"`
-	WarmupS      float64        `json:"warmup_s"`
-	Requests     RequestCounts  `json:"requests"`
-	Errors       map[string]int `json:"errors"`
-	TTFT         stats.Summary  `json:"ttft_ms"`
-	TTFTSend     stats.Summary  `json:"ttft_send_ms"`
-	ITL          stats.Summary  `json:"itl_ms"`
-	TPOT         stats.Summary  `json:"tpot_ms"`
-	E2EL         stats.Summary  `json:"e2el_ms"`
-	SendLag      stats.Summary  `json:"send_lag_ms"`
+	Name         string  `json:"name"`
+	RateTarget   float64 `json:"rate_target"`
+	RateAchieved float64 `json:"rate_achieved"`
+	Arrival      string  `json:"arrival"`
+	DurationS    float64 `json:"duration_s"`
+	// StartedAt is when the measured window began (after the warm-up).
+	StartedAt time.Time      `json:"started_at,omitempty"`
+	WarmupS   float64        `json:"warmup_s"`
+	Requests  RequestCounts  `json:"requests"`
+	Errors    map[string]int `json:"errors"`
+	TTFT      stats.Summary  `json:"ttft_ms"`
+	TTFTSend  stats.Summary  `json:"ttft_send_ms"`
+	ITL       stats.Summary  `json:"itl_ms"`
+	TPOT      stats.Summary  `json:"tpot_ms"`
+	E2EL      stats.Summary  `json:"e2el_ms"`
+	SendLag   stats.Summary  `json:"send_lag_ms"`
 	// BodyWrite is from the send to the request's last byte written: part
 	// of what the user waits (TTFT from the intended time keeps it), apart
 	// from the send lag that client_saturation judges.

@@ -127,15 +127,18 @@ func DefaultConfig() Config {
 
 func (c *Config) validate() error {
 	if c.Duration <= 0 {
-		return fmt.Errorf("slotest: step duration %v must be positive", c.Duration)
+		return fmt.Errorf("step duration %v must be positive", c.Duration)
 	}
 	if c.Warmup < 0 {
-		return fmt.Errorf("slotest: warm-up %v must not be negative", c.Warmup)
+		return fmt.Errorf("warm-up %v must not be negative", c.Warmup)
 	}
 	for _, r := range c.Rates {
 		if r <= 0 {
-			return fmt.Errorf("slotest: rate %g must be positive", r)
+			return fmt.Errorf("rate %g must be positive", r)
 		}
+	}
+	if err := c.Thresholds.Validate(); err != nil {
+		return err
 	}
 	if err := c.validateThink(); err != nil {
 		return err

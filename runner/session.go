@@ -67,6 +67,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fixture: %w", err)
 	}
+	if arr.Kind == arrival.ArrivalTrace && len(fx.ArrivalOffsets()) == 0 {
+		return nil, fmt.Errorf("--arrival %s replays the fixture's timestamps, and %s has none", arr, cfg.Fixture)
+	}
 	var baseline *report.Report
 	if cfg.Baseline != "" && !cfg.UpdateBaseline {
 		if baseline, err = LoadBaseline(cfg.Baseline, cfg.baselineHint()); err != nil {
@@ -214,7 +217,9 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	if st != nil && s.baseline != nil && err == nil {
 		checks, berr := verdict.CompareBaseline(s.baseline, st, s.plan.Seed, s.cfg.BaselineTolerance)
 		if berr != nil {
-			return st, fmt.Errorf("%w: record it again with %s", berr, s.cfg.baselineHint())
+			// The step was measured: keep it in the report, say why it
+			// could not be compared, and mark the run cut short.
+			err = fmt.Errorf("%w: record it again with %s", berr, s.cfg.baselineHint())
 		}
 		st.Baseline = checks
 		if len(verdict.Regressions(checks)) > 0 && st.Verdict == report.VerdictPass {

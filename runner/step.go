@@ -69,6 +69,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	st.Evidence = rec.ReportEvidence()
 	st.Name, st.RateTarget, st.Arrival = name, rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
+	st.StartedAt = measureFrom.UTC()
 	st.Client = client
 	if scraper != nil {
 		st.Server = scraper.Stop(context.WithoutCancel(ctx))

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/llmslo/llmslo/arrival"
 	"github.com/llmslo/llmslo/report"
 )
 
@@ -19,6 +21,13 @@ func Sweep(ctx context.Context, cfg Config, refine int) (*report.Report, error) 
 		// Each rate is chosen from the last step's verdict, which a shard
 		// alone cannot know.
 		return nil, errors.New("a sweep cannot be sharded: run the shards with fixed rates and merge them")
+	}
+	if cfg.Baseline != "" {
+		// Bisection picks rates no recorded run has: nothing to compare.
+		return nil, errors.New("a sweep is not compared with a baseline: gate fixed rates with run --baseline")
+	}
+	if a, err := arrival.ParseArrival(cfg.Arrival); err == nil && a.Kind == arrival.ArrivalTrace && a.Speed > 0 {
+		return nil, fmt.Errorf("--arrival %s replays the trace at its own pace, one rate: a sweep needs rates (use --arrival trace)", a)
 	}
 	s, err := Open(ctx, cfg)
 	if err != nil {

@@ -128,7 +128,7 @@ func StartTarget(ctx context.Context, spec TargetSpec) (*Target, error) {
 	case strings.HasPrefix(kind, "http://") || strings.HasPrefix(kind, "https://"):
 		return reachURL(ctx, spec, kind)
 	}
-	return nil, fmt.Errorf("slotest: unknown target %q: want sim, vllm or an http(s) URL", kind)
+	return nil, fmt.Errorf("unknown target %q: want sim, vllm or an http(s) URL", kind)
 }
 
 func startSim(spec TargetSpec) (*Target, error) {
@@ -138,11 +138,11 @@ func startSim(spec TargetSpec) (*Target, error) {
 	}
 	srv, err := vllmsim.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("slotest: simulator: %w", err)
+		return nil, fmt.Errorf("simulator: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("slotest: simulator: %w", err)
+		return nil, fmt.Errorf("simulator: %w", err)
 	}
 	srv.Listener = ln
 	srv.Start()
@@ -155,14 +155,14 @@ func startVLLM(ctx context.Context, spec TargetSpec) (*Target, error) {
 	img := firstNonEmpty(spec.VLLMImage, os.Getenv(EnvVLLMImage), defaultImage)
 	model := firstNonEmpty(spec.Model, os.Getenv(EnvModel))
 	if model == "" {
-		return nil, fmt.Errorf("slotest: the vllm target needs a model: set %s or the Model option", EnvModel)
+		return nil, fmt.Errorf("the vllm target needs a model: set %s or the Model option", EnvModel)
 	}
 	if spec.Container == nil {
-		return nil, errors.New("slotest: the vllm target has no container starter (TargetSpec.Container; slotest and the llmslo command set one)")
+		return nil, errors.New("the vllm target has no container starter (TargetSpec.Container; slotest and the llmslo command set one)")
 	}
 	c, err := spec.Container.StartContainer(ctx, ContainerRequest{Image: img, Model: model, DevMode: true})
 	if err != nil {
-		return nil, fmt.Errorf("slotest: start vllm target from %s: %w", img, err)
+		return nil, fmt.Errorf("start vllm target from %s: %w", img, err)
 	}
 	return &Target{Kind: TargetVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, model), apiKey: spec.APIKey, close: c.Stop}, nil
 }
@@ -170,7 +170,7 @@ func startVLLM(ctx context.Context, spec TargetSpec) (*Target, error) {
 func reachURL(ctx context.Context, spec TargetSpec, raw string) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("slotest: target %q is not a URL", redactURL(raw))
+		return nil, fmt.Errorf("target %q is not a URL", redactURL(raw))
 	}
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 	key := firstNonEmpty(spec.APIKey, os.Getenv(EnvAPIKey), os.Getenv(envOpenAIKey))
@@ -195,11 +195,11 @@ func (t *Target) checkHealth(ctx context.Context) error {
 	defer c.Close()
 	cards, err := c.ModelCards(ctx)
 	if err != nil {
-		return fmt.Errorf("slotest: target %s does not answer GET /v1/models: %w", redactURL(t.URL), err)
+		return fmt.Errorf("target %s does not answer GET /v1/models: %w", redactURL(t.URL), err)
 	}
 	if t.Model == "" {
 		if len(cards) == 0 {
-			return fmt.Errorf("slotest: target %s lists no model", redactURL(t.URL))
+			return fmt.Errorf("target %s lists no model", redactURL(t.URL))
 		}
 		t.Model = cards[0].ID
 	}

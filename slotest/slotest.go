@@ -23,6 +23,8 @@ import (
 //
 // SLOTEST_TARGET, when set, overrides the target (sim, vllm or a URL), so
 // one test file gates the simulator on a laptop and a real server in CI.
+// SLOTEST_SHARD=I/N with SLOTEST_START_AT runs shard I of N of the
+// schedule, for llmslo merge to join (docs/sharding.md).
 // Under -short steps and warm-ups are a quarter as long, but a step stays
 // long enough for its gated percentiles. Steps are shortened to fit the
 // test's deadline, or the test fails before it starts when they
@@ -34,15 +36,18 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if env := os.Getenv(runner.EnvTarget); env != "" {
 		cfg.Target.Target = env
 	}
+	if err := applyShardEnv(&cfg); err != nil {
+		t.Fatal(err)
+	}
 	if testing.Short() {
 		shorten(&cfg)
 	}
-	if err := fitDeadline(t, &cfg); err != nil {
+	if err := fitRun(t, &cfg); err != nil {
 		t.Fatal(err)
 	}
 	cfg.UpdateBaseline = Updating()
 	cfg.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
-	dir := reportDir(t, cfg)
+	dir := shardDir(reportDir(t, cfg), cfg)
 	if dir != "" && cfg.RequestsOut == "" {
 		cfg.RequestsOut = filepath.Join(dir, runner.RequestsFile)
 	}
@@ -58,7 +63,6 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			t.Errorf("slotest: close target: %v", err)
 		}
 	})
-	dir := reportDir(t, cfg)
 	t.Cleanup(func() { writeReports(t, s, dir) })
 	if cfg.Baseline != "" && cfg.UpdateBaseline {
 		t.Cleanup(func() {
@@ -130,7 +134,7 @@ func shorten(cfg *Config) {
 
 // minStepDuration is how long a step at the config's lowest rate must run
 // for every gated request percentile to rest on MinTailSamples observations,
-// with 10% to spare for Poisson arrivals. ITL has many samples per request
+// with 10% to spare for failures. ITL has many samples per request
 // and is left out.
 func minStepDuration(cfg *Config) time.Duration {
 	slos, err := verdict.ParseSLOs(cfg.SLOs)

@@ -94,6 +94,32 @@ func (th Thresholds) Resolved() Thresholds {
 	return th
 }
 
+// HazardKinds lists every hazard kind.
+var HazardKinds = []string{HazardClientSaturation, HazardWarmCache, HazardNotSteady, HazardTooFewSamples, HazardLengthMismatch}
+
+// Validate refuses a negative threshold (it would switch one signal off
+// without saying so) and a name in Off that is no hazard kind (a misspelt
+// name would turn nothing off).
+func (th Thresholds) Validate() error {
+	for _, k := range th.Off {
+		if !slices.Contains(HazardKinds, k) {
+			return fmt.Errorf("thresholds: %q in Off is no hazard kind (known: %s)", k, strings.Join(HazardKinds, ", "))
+		}
+	}
+	for name, v := range map[string]float64{
+		"MaxSendLagP99": float64(th.MaxSendLagP99), "MinAchievedRatio": th.MinAchievedRatio,
+		"MaxSchedLatencyP99": float64(th.MaxSchedLatencyP99), "MaxHitRateExcess": th.MaxHitRateExcess,
+		"MaxWaitingSlope": th.MaxWaitingSlope, "MaxTTFTHalfRatio": th.MaxTTFTHalfRatio, "MinTTFTRise": float64(th.MinTTFTRise),
+		"MinHalfSamples": float64(th.MinHalfSamples), "MinTailSamples": th.MinTailSamples,
+		"MaxMismatchFraction": th.MaxMismatchFraction, "LengthTolerance": th.LengthTolerance,
+	} {
+		if v < 0 {
+			return fmt.Errorf("thresholds: %s is negative; name the hazard in Off to turn it off", name)
+		}
+	}
+	return nil
+}
+
 // IsOff reports whether the hazard kind is turned off.
 func (th Thresholds) IsOff(kind string) bool { return slices.Contains(th.Off, kind) }
 
@@ -158,7 +184,8 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) (rep
 	return report.Hazard{
 		Kind:    HazardClientSaturation,
 		Message: "the client could not keep the open-loop schedule: " + strings.Join(why, "; "),
-		Fix:     saturationFix(s, ev, th) + "; latencies measured by a late client are too low",
+		Fix: saturationFix(s, ev, th) + "; a late client loads the server less than asked and adds its own delay to " +
+			"what it measures, so neither its latencies nor its pass can be trusted",
 	}, true
 }
 

@@ -75,3 +75,10 @@ func TestErrorGuardIsAlwaysOn(t *testing.T) {
 	own := []SLO{{Metric: report.MetricErrorRate, MaxRate: 0.05}}
 	assert.Equal(t, own, Guarded(own), "an explicit error_rate SLO is the only one")
 }
+
+func TestThresholdsValidate(t *testing.T) {
+	assert.NoError(t, Thresholds{}.Validate())
+	assert.NoError(t, Thresholds{Off: []string{HazardNotSteady}}.Validate())
+	assert.ErrorContains(t, Thresholds{Off: []string{"not_stedy"}}.Validate(), `"not_stedy" in Off is no hazard kind`)
+	assert.ErrorContains(t, Thresholds{MaxSendLagP99: -1}.Validate(), "MaxSendLagP99 is negative")
+}

@@ -222,9 +222,11 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 	if runErr != nil {
 		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)
 	}
+	recorded := true
 	if f.updateBaseline {
 		if err := runner.RecordBaseline(rep, f.baseline); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
+			recorded = false
 		} else {
 			fmt.Fprintf(stderr, "baseline recorded in %s\n", f.baseline)
 		}
@@ -237,6 +239,9 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 	}
 	if runErr != nil || rep.Partial {
 		return exitInvalid // cut short: what was measured passed, but the run cannot vouch for the rest
+	}
+	if !recorded {
+		return exitUsage // asked to record a baseline and did not
 	}
 	return exitPass
 }
