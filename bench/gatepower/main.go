@@ -21,6 +21,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -36,6 +37,7 @@ func main() {
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
 	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
 	duration := flag.Duration("duration", 30*time.Second, "measured length of the gate's step")
+	parallel := flag.Bool("parallel", false, "run a trial's comparison runs at the same time (each gate uses a fraction of a core; a starved run shows as invalid, counted apart)")
 	flag.Parse()
 	var fs []float64
 	for _, f := range strings.Split(*factors, ",") {
@@ -46,7 +48,7 @@ func main() {
 		}
 		fs = append(fs, v)
 	}
-	if err := run(*trials, fs, *tolerance, *duration); err != nil {
+	if err := run(*trials, fs, *tolerance, *duration, *parallel); err != nil {
 		fmt.Fprintln(os.Stderr, "gatepower:", err)
 		os.Exit(1)
 	}
@@ -60,7 +62,7 @@ type tally struct {
 	ratioSum       float64
 }
 
-func run(trials int, factors []float64, tolerance float64, d time.Duration) error {
+func run(trials int, factors []float64, tolerance float64, d time.Duration, parallel bool) error {
 	ctx := context.Background()
 	rows := []*tally{{name: "unchanged, paired"}, {name: "unchanged, unpaired"}}
 	for _, f := range factors {
@@ -73,7 +75,7 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration) erro
 			return err
 		}
 		if base.Verdict == report.VerdictInvalid {
-			fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid; skipped\n", i)
+			fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid (%+v); skipped\n", i, base.Steps[0].Hazards)
 			continue
 		}
 		runs := []struct {
@@ -86,13 +88,26 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration) erro
 				seed int64
 			}{f, seed})
 		}
+		reps := make([]*report.Report, len(runs))
+		errs := make([]error, len(runs))
+		var wg sync.WaitGroup
 		for k, r := range runs {
-			rep, err := gate(ctx, r.f, r.seed, d)
-			if err != nil {
-				return err
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				reps[k], errs[k] = gate(ctx, r.f, r.seed, d)
+			}()
+			if !parallel {
+				wg.Wait()
+			}
+		}
+		wg.Wait()
+		for k, r := range runs {
+			if errs[k] != nil {
+				return errs[k]
 			}
 			t := rows[k]
-			st := &rep.Steps[0]
+			st := &reps[k].Steps[0]
 			if st.Verdict == report.VerdictInvalid {
 				t.invalid++
 				continue
@@ -112,7 +127,7 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration) erro
 			if alarm {
 				t.alarms++
 			}
-			fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v %v\n", i, t.name, alarm, checks)
+			fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v %+v\n", i, t.name, alarm, checks)
 		}
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
