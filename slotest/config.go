@@ -2,6 +2,7 @@ package slotest
 
 import (
 	"io"
+	"slices"
 	"time"
 
 	"github.com/llmslo/llmslo/runner"
@@ -21,6 +22,7 @@ const ShortDivisor = 4
 // NewConfig returns the defaults with opts applied in order.
 func NewConfig(opts ...Option) Config {
 	c := runner.DefaultConfig()
+	c.Target.Container = vllmStarter{}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -40,9 +42,14 @@ func WithModel(model string) Option { return func(c *Config) { c.Target.Model = 
 func WithSim(cfg vllmsim.Config) Option { return func(c *Config) { c.Target.Sim = cfg } }
 
 // WithVLLMOptions adds options for the vllm target's container (see
-// package containers/vllm), after the defaults.
+// package containers/vllm), after the defaults (the model, dev mode). It
+// puts slotest's testcontainers-go starter in place if another was set.
 func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
-	return func(c *Config) { c.Target.VLLMOptions = append(c.Target.VLLMOptions, opts...) }
+	return func(c *Config) {
+		s, _ := c.Target.Container.(vllmStarter)
+		s.opts = append(slices.Clip(s.opts), opts...)
+		c.Target.Container = s
+	}
 }
 
 // WithFixture chooses the workload: a shipped fixture name, fixed:IN:OUT,

@@ -46,7 +46,13 @@
 // network namespace; Run and BaseURL detect that case (the engine's bridge
 // gateway is a local address) and use 127.0.0.1.
 //
-// When not to use it: against a vLLM server that is already running (point
-// the load generator at its URL instead), or where Docker is unavailable (use
+// The container's command line, environment, GPU requests and redaction are
+// package serve's (containers/vllm/serve), which this package shares with
+// containers/vllm/dockerrun.
+//
+// When not to use it: in a program rather than a test (testcontainers-go
+// links the testing package; use containers/vllm/dockerrun, as the llmslo
+// command does), against a vLLM server that is already running (point the
+// load generator at its URL instead), or where Docker is unavailable (use
 // the in-process simulator, package vllmsim).
 package vllm

@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/llmslo/llmslo/containers/vllm/serve"
 	"github.com/llmslo/llmslo/internal/dockergate"
 )
 
@@ -70,12 +72,12 @@ func TestRunPassesHFToken(t *testing.T) {
 	img := simImage(t)
 	label, id := labelled(t)
 	ctx := context.Background()
-	ctr, err := Run(ctx, img, WithModel("m"), WithHFToken(fakeToken), WithStartupTimeout(time.Minute), label)
+	ctr, err := Run(ctx, img, WithModel("Qwen/Qwen3-0.6B"), WithHFToken(fakeToken), WithStartupTimeout(time.Minute), label)
 	require.NoError(t, err)
 	inspect, err := ctr.Inspect(ctx)
 	require.NoError(t, err)
 	assert.True(t, slices.Contains(inspect.Config.Env, "HF_TOKEN="+fakeToken), "the token reaches the container")
-	assert.Equal(t, "m", ctr.Model())
+	assert.Equal(t, "Qwen/Qwen3-0.6B", ctr.Model())
 	terminate(t, ctr)
 	assertNoContainer(t, id)
 }
@@ -83,9 +85,12 @@ func TestRunPassesHFToken(t *testing.T) {
 func TestRunGPUWithoutNVIDIARuntime(t *testing.T) {
 	dockergate.Require(t)
 	ctx := context.Background()
-	names, err := dockerRuntimes(ctx)
+	cli, err := client.New(client.FromEnv)
 	require.NoError(t, err)
-	if slices.Contains(names, nvidiaRuntime) {
+	defer cli.Close()
+	names, err := serve.Runtimes(ctx, cli)
+	require.NoError(t, err)
+	if serve.HasNVIDIARuntime(names) {
 		t.Skip("this engine has an NVIDIA runtime: there is no missing GPU to report")
 	}
 	label, id := labelled(t)

@@ -190,7 +190,7 @@ func TestRunSimulatorBadArgument(t *testing.T) {
 func TestRunSimulatorNeverHealthy(t *testing.T) {
 	img := simImage(t)
 	label, id := labelled(t)
-	ctr, err := Run(context.Background(), img, WithModel("m"),
+	ctr, err := Run(context.Background(), img, WithModel("Qwen/Qwen3-0.6B"),
 		WithVLLMArgs("--fault-startup-delay", "1h"), WithStartupTimeout(3*time.Second), label)
 	assert.Nil(t, ctr)
 	require.Error(t, err)

@@ -8,28 +8,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/llmslo/llmslo/containers/vllm/serve"
 )
 
 const (
-	// DefaultStartupTimeout allows a real vLLM to download and load weights.
-	DefaultStartupTimeout = 15 * time.Minute
-	// DefaultLogTail is how many of the container's last log lines a start
-	// failure's error carries.
-	DefaultLogTail = 50
-	// ContainerPort is the port the server listens on inside the container.
-	ContainerPort = "8000/tcp"
-	// HFCacheDir is where WithHFCache mounts the host's cache.
-	HFCacheDir = "/root/.cache/huggingface"
-
-	containerPortNumber = "8000"
-	hfTokenEnv          = "HF_TOKEN"
-	devModeEnv          = "VLLM_SERVER_DEV_MODE"
-	healthPollInterval  = 250 * time.Millisecond
-	cleanupTimeout      = 30 * time.Second
+	healthPollInterval = 250 * time.Millisecond
+	cleanupTimeout     = 30 * time.Second
 )
 
 // Container is a running vLLM server.
@@ -69,7 +57,7 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 	if img == "" {
 		return nil, errors.New("vllm: no image given")
 	}
-	s := defaultSettings()
+	s := serve.Defaults()
 	var generic []testcontainers.ContainerCustomizer
 	for _, opt := range opts {
 		if o, ok := opt.(Option); ok {
@@ -80,69 +68,55 @@ func Run(ctx context.Context, img string, opts ...testcontainers.ContainerCustom
 		}
 		generic = append(generic, opt)
 	}
-	if s.model == "" {
-		return nil, errors.New("vllm: no model given: use WithModel")
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("vllm: %w", err)
 	}
 
-	req := s.request(img, os.LookupEnv)
+	req := request(&s, img, os.LookupEnv)
 	for _, opt := range generic {
 		if err := opt.Customize(&req); err != nil {
-			return nil, newRedactor(req.Env, req.Cmd).Error(fmt.Errorf("vllm: customize: %w", err))
+			return nil, serve.NewRedactor(req.Env, req.Cmd).Error(fmt.Errorf("vllm: customize: %w", err))
 		}
 	}
-	r := newRedactor(req.Env, req.Cmd)
+	r := serve.NewRedactor(req.Env, req.Cmd)
 	next := req.Logger
 	if next == nil {
 		next = tclog.Default()
 	}
 	req.Logger = redactingLogger{next: next, r: r}
 
-	if s.gpus != 0 {
-		if err := checkGPURuntime(ctx, dockerRuntimes); err != nil {
+	if s.GPUs() != 0 {
+		if err := checkGPURuntime(ctx); err != nil {
 			return nil, r.Error(err)
 		}
 	}
 
 	ctr, err := testcontainers.GenericContainer(ctx, req)
 	if err != nil {
-		return nil, startFailure(img, ctr, err, s.logTail, r)
+		return nil, startFailure(img, ctr, err, s.LogTail(), r)
 	}
 	dc, ok := ctr.(*testcontainers.DockerContainer)
 	if !ok {
 		_ = testcontainers.TerminateContainer(ctr)
 		return nil, fmt.Errorf("vllm: unexpected container type %T", ctr)
 	}
-	return &Container{DockerContainer: dc, model: s.servedModel()}, nil
+	return &Container{DockerContainer: dc, model: s.ServedModel()}, nil
 }
 
 // request builds the container request from the settings.
-func (s *settings) request(img string, lookupEnv func(string) (string, bool)) testcontainers.GenericContainerRequest {
-	gpus, hfCache := s.gpus, s.hfCache
+func request(s *serve.Settings, img string, lookupEnv func(string) (string, bool)) testcontainers.GenericContainerRequest {
 	return testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image:        img,
 			ExposedPorts: []string{ContainerPort},
-			Cmd:          s.command(),
-			Env:          s.environment(lookupEnv),
-			WaitingFor: onPublishedHost{inner: wait.ForHTTP("/health").
+			Cmd:          s.Command(),
+			Env:          s.Environment(lookupEnv),
+			Labels:       s.Labels(),
+			WaitingFor: onPublishedHost{inner: wait.ForHTTP(serve.HealthPath).
 				WithPort(ContainerPort).
-				WithStartupTimeout(s.startupTimeout).
+				WithStartupTimeout(s.StartupTimeout()).
 				WithPollInterval(healthPollInterval)},
-			HostConfigModifier: func(hc *container.HostConfig) {
-				// vLLM's workers share tensors through /dev/shm; the
-				// project's Docker guide runs it with --ipc=host.
-				hc.IpcMode = "host"
-				if hfCache != "" {
-					hc.Binds = append(hc.Binds, hfCache+":"+HFCacheDir)
-				}
-				if gpus != 0 {
-					hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{
-						Driver:       "nvidia",
-						Count:        gpus,
-						Capabilities: [][]string{{"gpu"}},
-					})
-				}
-			},
+			HostConfigModifier: s.ApplyHostConfig,
 		},
 		Started: true,
 	}
@@ -150,10 +124,10 @@ func (s *settings) request(img string, lookupEnv func(string) (string, bool)) te
 
 // startFailure removes a container that did not become healthy and builds
 // the error, with the container's last log lines, all redacted.
-func startFailure(img string, ctr testcontainers.Container, cause error, tail int, r *redactor) error {
+func startFailure(img string, ctr testcontainers.Container, cause error, tail int, r *serve.Redactor) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	se := &StartError{Image: img, err: r.Error(cause)}
+	se := &StartError{Image: img, Cause: r.Error(cause)}
 	// GenericContainer may return a typed nil inside the interface.
 	if dc, _ := ctr.(*testcontainers.DockerContainer); dc != nil && dc.ID != "" {
 		lines, err := lastLogLines(ctx, dc, tail)

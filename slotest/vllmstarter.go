@@ -1,0 +1,34 @@
+package slotest
+
+import (
+	"context"
+
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/llmslo/llmslo/containers/vllm"
+	"github.com/llmslo/llmslo/runner"
+)
+
+// vllmStarter starts the vllm target through testcontainers-go, so that
+// tests get its options (WithVLLMOptions) and its handling of engines.
+type vllmStarter struct {
+	opts []testcontainers.ContainerCustomizer
+}
+
+func (s vllmStarter) StartContainer(ctx context.Context, req runner.ContainerRequest) (runner.StartedContainer, error) {
+	opts := []testcontainers.ContainerCustomizer{vllm.WithModel(req.Model)}
+	if req.DevMode {
+		opts = append(opts, vllm.WithDevMode())
+	}
+	c, err := vllm.Run(ctx, req.Image, append(opts, s.opts...)...)
+	if err != nil {
+		return runner.StartedContainer{}, err
+	}
+	stop := func() error { return testcontainers.TerminateContainer(c) }
+	base, err := c.BaseURL(ctx)
+	if err != nil {
+		_ = stop()
+		return runner.StartedContainer{}, err
+	}
+	return runner.StartedContainer{URL: base, Model: c.Model(), Stop: stop}, nil
+}

@@ -1,0 +1,41 @@
+package slotest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/llmslo/llmslo/containers/vllm"
+	"github.com/llmslo/llmslo/runner"
+)
+
+func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
+	c := NewConfig()
+	assert.IsType(t, vllmStarter{}, c.Target.Container)
+
+	a, b := vllm.WithVLLMArgs("--max-num-seqs", "8"), vllm.WithStartupTimeout(1)
+	base := NewConfig(WithVLLMOptions(a))
+	c = base
+	WithVLLMOptions(b)(&c)
+	require.IsType(t, vllmStarter{}, c.Target.Container)
+	assert.Len(t, c.Target.Container.(vllmStarter).opts, 2)
+	assert.Len(t, base.Target.Container.(vllmStarter).opts, 1, "adding options to a copy leaves the original alone")
+
+	other := runner.ContainerStarterFunc(func(context.Context, runner.ContainerRequest) (runner.StartedContainer, error) {
+		return runner.StartedContainer{}, nil
+	})
+	c = NewConfig(func(c *Config) { c.Target.Container = other }, WithVLLMOptions(a))
+	require.IsType(t, vllmStarter{}, c.Target.Container, "WithVLLMOptions puts the testcontainers starter back")
+	assert.Len(t, c.Target.Container.(vllmStarter).opts, 1)
+}
+
+// Bad options fail in vllm.Run, before the engine is asked anything.
+func TestVLLMStarterPassesItsOptions(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	s := vllmStarter{opts: []testcontainers.ContainerCustomizer{vllm.WithGPUs(0)}}
+	_, err := s.StartContainer(context.Background(), runner.ContainerRequest{Image: "img", Model: "m", DevMode: true})
+	assert.EqualError(t, err, "vllm: WithGPUs: 0 is not a GPU count (use a positive number or AllGPUs)")
+}
