@@ -138,8 +138,8 @@ func TestSimModelAndGPU(t *testing.T) {
 		}
 	}
 	var stderr bytes.Buffer
-	if c := runSim(context.Background(), []string{"acme/model-x", "--port=0"}, io.Discard, &stderr); c != exitUsage {
-		t.Fatalf("unknown model: exit %d, want %d", c, exitUsage)
+	if c := runSim(context.Background(), []string{"acme/model-x", "--gpu", "h100", "--port=0"}, io.Discard, &stderr); c != exitUsage {
+		t.Fatalf("unknown model on a named GPU: exit %d, want %d", c, exitUsage)
 	}
 	if !strings.Contains(stderr.String(), `unknown model "acme/model-x"`) || !strings.Contains(stderr.String(), "llama-3.1-8b") {
 		t.Errorf("stderr %q does not name the model and the known ones", stderr.String())
