@@ -92,7 +92,7 @@ func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
 	assert.Equal(t, 50, st.Requests.Completed)
 	require.True(t, st.HasHazard(verdict.HazardTooFewSamples), "%+v", st.Hazards)
 	assert.Contains(t, st.Hazards[0].Message, "ttft.p99")
-	assert.Contains(t, st.Hazards[0].Fix, "1000 requests")
+	assert.Contains(t, st.Hazards[0].Fix, "at least 50 s at 25 req/s", "1000 requests at 25 req/s, 20% to spare")
 
 	st = measure(t, append(opts, WithSLO("ttft.p50<=10s"))...)
 	assert.Empty(t, st.Hazards)
