@@ -91,3 +91,31 @@ func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 	assert.Equal(t, base.FailRate, other.FailRate)
 	assert.Contains(t, rep.Steps[0].Name, "rate=2")
 }
+
+// A variant of the vllm target restarts its container with the variant's
+// flags after the starter's own: here a starter that serves each request
+// with an in-process simulator reading those flags.
+func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
+	var got [][]string
+	starter := ContainerStarterFunc(func(ctx context.Context, req ContainerRequest) (StartedContainer, error) {
+		got = append(got, req.Args)
+		sim, err := vllmsim.ParseServeArgs(append([]string{req.Model}, req.Args...))
+		if err != nil {
+			return StartedContainer{}, err
+		}
+		srv := vllmsim.NewServer(sim)
+		return StartedContainer{URL: srv.URL, Model: req.Model, Stop: func() error { srv.Close(); return nil }}, nil
+	})
+	cfg := DefaultConfig()
+	cfg.Target = TargetSpec{Target: TargetVLLM, Model: "acme/served", VLLMImage: "img", Container: starter,
+		VLLMArgs: []string{"--max-num-seqs", "1"}}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{1, 6}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := SweepVariants(context.Background(), cfg, []string{"--max-num-seqs 8"}, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"--max-num-seqs", "1", "--max-num-seqs", "8"}, got[0], "the variant's flags come after the base ones")
+	require.Len(t, rep.Variants, 1)
+	assert.Equal(t, 6.0, rep.Variants[0].PassRate, "eight sequences carry 6 req/s of these requests; one would not")
+}

@@ -55,6 +55,9 @@ type TargetSpec struct {
 	// (containers/vllm/dockerrun), so that runner links neither and the
 	// command does not link the testing package.
 	Container ContainerStarter
+	// VLLMArgs are vLLM serve flags the vllm target's container gets, after
+	// the starter's own (ContainerRequest.Args).
+	VLLMArgs []string
 }
 
 // ContainerStarter starts a vLLM-compatible server in a container and
@@ -78,6 +81,9 @@ type ContainerRequest struct {
 	// DevMode sets VLLM_SERVER_DEV_MODE=1, so that the prefix cache can be
 	// reset before each step.
 	DevMode bool
+	// Args are vLLM serve flags for this start, after the starter's own: a
+	// server variant of a variant sweep.
+	Args []string
 }
 
 // StartedContainer is a healthy server in a container.
@@ -160,7 +166,7 @@ func startVLLM(ctx context.Context, spec TargetSpec) (*Target, error) {
 	if spec.Container == nil {
 		return nil, errors.New("the vllm target has no container starter (TargetSpec.Container; slotest and the llmslo command set one)")
 	}
-	c, err := spec.Container.StartContainer(ctx, ContainerRequest{Image: img, Model: model, DevMode: true})
+	c, err := spec.Container.StartContainer(ctx, ContainerRequest{Image: img, Model: model, DevMode: true, Args: spec.VLLMArgs})
 	if err != nil {
 		return nil, fmt.Errorf("start vllm target from %s: %w", img, err)
 	}

@@ -17,23 +17,29 @@ import (
 // variant's capacity, binding constraint and curve in Report.Variants, and
 // every step in Steps, named after its variant. The run fails when a
 // variant found no passing rate, and is invalid when one could not be
-// judged. Only the simulator target takes variants today: a container
-// target would be restarted with the flags the same way.
+// judged. The simulator and the vllm container take variants (the flags go
+// to the container's command line, after the starter's own); a URL target
+// cannot be restarted, so it cannot.
 func SweepVariants(ctx context.Context, cfg Config, variants []string, refine int) (*report.Report, error) {
 	if len(variants) == 0 {
 		return nil, errors.New("a variant sweep needs at least one variant")
 	}
-	if t := strings.TrimSpace(cfg.Target.Target); t != "" && t != TargetSim {
-		return nil, fmt.Errorf("server variants need the sim target, not %q", t)
+	target := strings.TrimSpace(cfg.Target.Target)
+	if target != "" && target != TargetSim && target != TargetVLLM {
+		return nil, fmt.Errorf("server variants need a server llmslo starts (sim or vllm), not %q", target)
 	}
 	var out *report.Report
 	for _, v := range variants {
 		c := cfg
-		sim, err := vllmsim.ParseServeArgs(append(slices.Clone(cfg.SimArgs), strings.Fields(v)...))
-		if err != nil {
-			return out, fmt.Errorf("server variant %q: %w", v, err)
+		if target == TargetVLLM {
+			c.Target.VLLMArgs = append(slices.Clone(cfg.Target.VLLMArgs), strings.Fields(v)...)
+		} else {
+			sim, err := vllmsim.ParseServeArgs(append(slices.Clone(cfg.SimArgs), strings.Fields(v)...))
+			if err != nil {
+				return out, fmt.Errorf("server variant %q: %w", v, err)
+			}
+			c.Target.Sim = sim
 		}
-		c.Target.Sim = sim
 		c.ReportDir = "" // written once, whole, below
 		rep, err := Sweep(ctx, c, refine)
 		if rep == nil {

@@ -20,7 +20,11 @@ func (s vllmStarter) StartContainer(ctx context.Context, req runner.ContainerReq
 	if req.DevMode {
 		opts = append(opts, vllm.WithDevMode())
 	}
-	c, err := vllm.Run(ctx, req.Image, append(opts, s.opts...)...)
+	opts = append(opts, s.opts...)
+	if len(req.Args) > 0 {
+		opts = append(opts, vllm.WithVLLMArgs(req.Args...))
+	}
+	c, err := vllm.Run(ctx, req.Image, opts...)
 	if err != nil {
 		return runner.StartedContainer{}, err
 	}

@@ -118,6 +118,9 @@ type dockerStarter struct {
 
 func (d dockerStarter) StartContainer(ctx context.Context, req runner.ContainerRequest) (runner.StartedContainer, error) {
 	opts := append([]serve.Option{serve.WithModel(req.Model)}, d.opts...)
+	if len(req.Args) > 0 {
+		opts = append(opts, serve.WithVLLMArgs(req.Args...))
+	}
 	if req.DevMode {
 		opts = append(opts, serve.WithDevMode())
 	}
