@@ -68,9 +68,13 @@ func (e *requestEncoder) encode(b []byte, req workload.Request) []byte {
 	}
 	if e.api == workload.APIChat {
 		if field("messages") {
-			b = append(b, `[{"role":"user","content":`...)
-			b = appendJSONString(b, req.Prompt)
-			b = append(b, '}', ']')
+			if len(req.Messages) > 0 {
+				b = appendMessages(b, req.Messages)
+			} else {
+				b = append(b, `[{"role":"user","content":`...)
+				b = appendJSONString(b, req.Prompt)
+				b = append(b, '}', ']')
+			}
 		}
 	} else if field("prompt") {
 		if len(req.PromptIDs) > 0 {

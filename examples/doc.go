@@ -9,4 +9,6 @@
 //     the warm_cache hazard firing when both are turned off.
 //   - overload_test.go: an overloaded server failing open-loop while a
 //     closed-loop (fixed-concurrency) measurement of it looks healthy.
+//   - agentic_test.go: a gate on a coding agent's sessions (WEKA traces),
+//     replayed turn by turn with their growing, cached context.
 package examples

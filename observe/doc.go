@@ -6,7 +6,8 @@
 // per-request limits, and a per-second timeline; Step summarises them as a
 // report.StepReport plus the Evidence the hazard checks need. Its Monitor
 // measures the load generator itself (CPU, Go scheduler latency) during a
-// step.
+// step. Turns, beside it in a session replay, splits turns by position
+// (first against later) and counts sessions.
 //
 // Requests that did not finish are never dropped from the figures: one
 // still running at the drain bound, or abandoned by the client after a

@@ -2,7 +2,8 @@
 // the data path (docs/ARCHITECTURE.md). A Report holds a run's steps; a
 // StepReport holds what one step measured (counts, latency summaries and
 // histograms, server and client figures, a per-second timeline) and how it
-// was judged (SLO results with their intervals, hazards, the verdict).
+// was judged (SLO results with their intervals, hazards, the verdict); a
+// session replay's step adds its sessions and its turns by position.
 // docs/report.md documents every field.
 //
 // Writers: JSON (WriteJSON), the HDR interval log of a step's histograms,

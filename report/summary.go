@@ -32,7 +32,11 @@ func Markdown(title string, r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
 	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
-	b.WriteString("| step | req/s | sent | failed | TTFT p95 (ms) | ITL p99 (ms) | goodput | verdict |\n")
+	unit := "req/s"
+	if r.hasSessions() {
+		unit = "sessions/s"
+	}
+	b.WriteString("| step | " + unit + " | sent | failed | TTFT p95 (ms) | ITL p99 (ms) | goodput | verdict |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for i := range r.Steps {
 		s := &r.Steps[i]

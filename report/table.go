@@ -11,7 +11,11 @@ import (
 // WriteSummary writes one line per step: what a person reads first.
 func WriteSummary(w io.Writer, r *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tasked/s\tsent/s\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
+	rates := "asked/s\tsent/s"
+	if r.hasSessions() {
+		rates = "asked sessions/s\tstarted sessions/s" // and the counts that follow are turns
+	}
+	fmt.Fprintln(tw, "step\t"+rates+"\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		asked := "-" // a trace replayed at its own pace asks for no rate
@@ -58,8 +62,8 @@ func WriteSummary(w io.Writer, r *Report) {
 // WriteStep writes a step's SLO table: each SLO with the observed value,
 // its 95% interval, the limit and the verdict, then the rate and hazards.
 func WriteStep(w io.Writer, s *StepReport) {
-	fmt.Fprintf(w, "%s: %s, %.2f req/s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
-		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateTarget,
+	fmt.Fprintf(w, "%s: %s, %.2f %s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
+		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateUnit(), s.RateTarget,
 		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
 	if s.Requests.Canceled > 0 {
 		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
@@ -96,6 +100,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
 	}
 	tw.Flush()
+	writeSessions(w, s)
 	for _, c := range s.Baseline {
 		res := "ok"
 		if c.Regressed {

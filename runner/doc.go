@@ -6,6 +6,8 @@
 // scraper, the dispatcher and recorder, the client monitor, the judging,
 // the baseline comparison. Measure and Sweep run whole configurations;
 // RunStep and Run drive a plan built by hand (any Doer, any Workload).
+// A fixture with sessions is replayed as sessions, whose rates count
+// sessions per second (Plan.Sessions, docs/sessions.md).
 //
 // Both faces use it: package slotest (go test) and the llmslo command. It
 // knows nothing of testing: its errors say what happened, and the face

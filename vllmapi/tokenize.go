@@ -52,10 +52,15 @@ type tokenizeMessage struct {
 
 // CountTokens implements workload.Tokenizer.
 func (t *HTTPTokenizer) CountTokens(ctx context.Context, text string) (int, error) {
+	return t.count(ctx, []tokenizeMessage{{Role: "user", Content: text}})
+}
+
+// count asks /tokenize for the prompt tokens of a conversation.
+func (t *HTTPTokenizer) count(ctx context.Context, msgs []tokenizeMessage) (int, error) {
 	if err := t.limit.Wait(ctx); err != nil {
 		return 0, fmt.Errorf("tokenize: %w", err)
 	}
-	body, err := json.Marshal(tokenizeRequest{Model: t.model, Messages: []tokenizeMessage{{Role: "user", Content: text}}})
+	body, err := json.Marshal(tokenizeRequest{Model: t.model, Messages: msgs})
 	if err != nil {
 		return 0, err
 	}

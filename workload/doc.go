@@ -8,6 +8,13 @@
 // prefix cache serves it, while requests that share prefix blocks in the
 // fixture share the same tokens within the run.
 //
+// A fixture with sessions is replayed through Sessions (Generator.Sessions,
+// docs/sessions.md): arrival i replays one session with its sub-agents,
+// and each turn's prompt grows as the recorded one did (the previous
+// prompt, a stand-in of the previous output, new tokens; by hash id where
+// the trace has them), salted per session, never within one. On the chat
+// API a turn sends the conversation so far as messages.
+//
 // It owns Request and the small Workload interface (with WorkloadFunc, so
 // a test can hand the engine any requests it likes). It knows nothing of
 // schedules, HTTP or timing; it does not send anything.

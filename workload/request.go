@@ -19,6 +19,10 @@ type Request struct {
 	// Prompt is the text prompt: the completions prompt when PromptIDs is
 	// empty, the single user message on the chat API.
 	Prompt string
+	// Messages, when set, is the whole conversation a chat request sends
+	// (a session's turn: user and assistant alternating, a user message
+	// last), in place of Prompt.
+	Messages []Message
 	// InputTokens is the prompt length the workload asked for.
 	InputTokens int
 	// OutputTokens is the output length the workload asked for; it is sent

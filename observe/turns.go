@@ -1,0 +1,167 @@
+package observe
+
+import (
+	"sync"
+	"time"
+
+	"github.com/llmslo/llmslo/client"
+	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/stats"
+)
+
+// TurnSink is what Turns passes every turn on to: the step's Recorder, or
+// anything wrapping it.
+type TurnSink interface {
+	Started(intended time.Time)
+	Dropped(intended time.Time)
+	Record(o *client.Outcome, at time.Time)
+}
+
+// Turns measures a session replay beside the step's Recorder: it splits
+// turns by position (a session's first turn, whose prompt no cache has
+// seen, against the later ones that resend a context) and counts sessions,
+// how many started and at what rate, which ended and which the step's end
+// cut. It sees only the measured sessions' turns (the dispatcher does not
+// hand it the warm-up's) and passes each on to the sink. It is safe for
+// concurrent use.
+type Turns struct {
+	sink TurnSink
+
+	mu           sync.Mutex
+	first, later position
+	counts       report.SessionCounts
+	firstSlot    time.Time // the earliest session start, intended and sent
+	lastSlot     time.Time
+	firstSend    time.Time
+	lastSend     time.Time
+	sends        int
+}
+
+type position struct {
+	sent, completed, failed int
+	input, cached           int64
+	ttft, itl, e2el         *stats.Histogram
+}
+
+func newPosition() position {
+	return position{ttft: stats.NewHistogram(), itl: stats.NewHistogram(), e2el: stats.NewHistogram()}
+}
+
+// NewTurns measures turns and sessions, passing every turn on to sink.
+func NewTurns(sink TurnSink) *Turns {
+	return &Turns{sink: sink, first: newPosition(), later: newPosition()}
+}
+
+// Started passes a send on.
+func (t *Turns) Started(intended time.Time) { t.sink.Started(intended) }
+
+// Dropped passes a drop by the in-flight cap on.
+func (t *Turns) Dropped(intended time.Time) { t.sink.Dropped(intended) }
+
+// Record files a finished turn by position, as the step's Recorder files
+// requests (TTFT from the intended time, unfinished and abandoned turns as
+// lower bounds, cancelled ones nowhere), and passes it on.
+func (t *Turns) Record(o *client.Outcome, at time.Time) {
+	t.sink.Record(o, at)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := &t.later
+	if o.Request.Turn == 0 {
+		p = &t.first
+		if o.Request.Agent != "" && !o.Sent.IsZero() {
+			t.counts.SubAgents++
+		}
+	}
+	if o.Class == client.ClassCanceled {
+		return
+	}
+	if !o.Sent.IsZero() {
+		p.sent++
+	}
+	switch o.Class {
+	case "":
+		p.completed++
+		p.input += int64(o.PromptTokens)
+		if o.CachedReported {
+			p.cached += int64(o.CachedPromptTokens)
+		}
+		p.ttft.Record(o.First.Sub(o.Intended))
+		p.e2el.Record(o.Last.Sub(o.Intended))
+		for _, g := range o.ITL {
+			p.itl.Record(g)
+		}
+	case client.ClassUnfinished, client.ClassStall, client.ClassTimeout:
+		p.failed++
+		if o.First.IsZero() {
+			p.ttft.Record(at.Sub(o.Intended))
+		} else {
+			p.ttft.Record(o.First.Sub(o.Intended))
+			for _, g := range o.ITL {
+				p.itl.Record(g)
+			}
+			p.itl.Record(at.Sub(o.Last))
+		}
+		p.e2el.Record(at.Sub(o.Intended))
+	default:
+		p.failed++
+	}
+}
+
+// SessionEnded counts a measured session (dispatch.SessionRecorder).
+func (t *Turns) SessionEnded(intended, firstSent time.Time, unsent int, cut bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counts.Started++
+	t.counts.TurnsNotSent += unsent
+	if cut {
+		t.counts.Cut++
+	} else {
+		t.counts.Completed++
+	}
+	if t.firstSlot.IsZero() || intended.Before(t.firstSlot) {
+		t.firstSlot = intended
+	}
+	if intended.After(t.lastSlot) {
+		t.lastSlot = intended
+	}
+	if firstSent.IsZero() {
+		return // its first turn was dropped
+	}
+	t.sends++
+	if t.firstSend.IsZero() || firstSent.Before(t.firstSend) {
+		t.firstSend = firstSent
+	}
+	if firstSent.After(t.lastSend) {
+		t.lastSend = firstSent
+	}
+}
+
+// Fill adds the sessions and turns to a step's report. A session step's
+// rates count sessions, so it also replaces the report's achieved rate
+// and the evidence's schedule rate with the sessions' (first turns' sends
+// against the sessions' intended starts), which client_saturation
+// compares. scheduled is the measured sessions the schedule held.
+func (t *Turns) Fill(s *report.StepReport, ev *Evidence, scheduled int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.counts
+	c.Scheduled = scheduled
+	s.Sessions = &c
+	s.Turns = &report.TurnPositions{First: t.first.stats(), Later: t.later.stats()}
+	s.RateAchieved, ev.ScheduleRate = 0, 0
+	if t.sends >= 2 {
+		if span := t.lastSend.Sub(t.firstSend); span > 0 {
+			s.RateAchieved = float64(t.sends-1) / span.Seconds()
+		}
+	}
+	if c.Started >= 2 {
+		if span := t.lastSlot.Sub(t.firstSlot); span > 0 {
+			ev.ScheduleRate = float64(c.Started-1) / span.Seconds()
+		}
+	}
+}
+
+func (p *position) stats() report.TurnStats {
+	return report.TurnStats{Sent: p.sent, Completed: p.completed, Failed: p.failed, InputTokens: p.input,
+		CachedTokens: p.cached, TTFT: p.ttft.Summary(), ITL: p.itl.Summary(), E2EL: p.e2el.Summary()}
+}
