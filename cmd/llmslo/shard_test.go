@@ -88,9 +88,12 @@ func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
 		require.NotEqual(t, exitUsage, c, "shard %d", i)
 	}
 	mergedPath := filepath.Join(dir, "merged.json")
-	mergeCode, out := runBin(t, bin, append([]string{"merge", "-o", mergedPath}, paths...)...)
+	page := filepath.Join(dir, "merged.html")
+	mergeCode, out := runBin(t, bin, append([]string{"merge", "-o", mergedPath, "--html", page}, paths...)...)
 	t.Log(out)
 	merged := readReportFile(t, mergedPath)
+	_, err := os.Stat(page)
+	require.NoError(t, err, "the merged HTML report")
 
 	require.Len(t, merged.Steps, len(single.Steps))
 	saturated := false
