@@ -177,6 +177,11 @@ const startLead = 250 * time.Millisecond
 // offset: step k starts at StartAt plus the previous steps' warm-up,
 // duration and drain bound, so shards stay aligned without talking.
 func (s *Session) nextStepStart(p *Plan) error {
+	if s.plan.Sessions != nil && (s.plan.Shard.Sharded() || !s.plan.StartAt.IsZero()) {
+		// A session's turns follow one another on one client, and its
+		// step starts when it is ready (runSessionStep).
+		return errors.New("a session replay cannot be sharded or started at a set time")
+	}
 	if s.plan.StartAt.IsZero() {
 		return nil
 	}

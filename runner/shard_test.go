@@ -91,8 +91,12 @@ func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {
 	}
 	assert.Equal(t, []time.Time{at, at.Add(8 * time.Second), at.Add(18 * time.Second)}, starts)
 
+	replay := &Session{plan: Plan{StartAt: at, Shard: Shard{Index: 0, Count: 2}, Sessions: &SessionReplay{}}}
+	p := replay.plan
+	assert.ErrorContains(t, replay.nextStepStart(&p), "a session replay cannot be sharded")
+
 	late := &Session{plan: Plan{StartAt: time.Now().Add(-2 * time.Second)}}
-	p := late.plan
+	p = late.plan
 	assert.ErrorContains(t, late.nextStepStart(&p), "passed")
 }
 
