@@ -37,7 +37,7 @@ func main() {
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
 	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
 	duration := flag.Duration("duration", 30*time.Second, "measured length of the gate's step")
-	parallel := flag.Bool("parallel", false, "run a trial's comparison runs at the same time (each gate uses a fraction of a core; a starved run shows as invalid, counted apart)")
+	parallel := flag.Int("parallel", 1, "how many of a trial's comparison runs go at once (each gate uses a fraction of a core; a starved run shows as invalid, counted apart)")
 	flag.Parse()
 	var fs []float64
 	for _, f := range strings.Split(*factors, ",") {
@@ -62,7 +62,7 @@ type tally struct {
 	ratioSum       float64
 }
 
-func run(trials int, factors []float64, tolerance float64, d time.Duration, parallel bool) error {
+func run(trials int, factors []float64, tolerance float64, d time.Duration, parallel int) error {
 	ctx := context.Background()
 	rows := []*tally{{name: "unchanged, paired"}, {name: "unchanged, unpaired"}}
 	for _, f := range factors {
@@ -91,15 +91,14 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration, para
 		reps := make([]*report.Report, len(runs))
 		errs := make([]error, len(runs))
 		var wg sync.WaitGroup
+		slots := make(chan struct{}, max(parallel, 1))
 		for k, r := range runs {
 			wg.Add(1)
+			slots <- struct{}{}
 			go func() {
-				defer wg.Done()
+				defer func() { <-slots; wg.Done() }()
 				reps[k], errs[k] = gate(ctx, r.f, r.seed, d)
 			}()
-			if !parallel {
-				wg.Wait()
-			}
 		}
 		wg.Wait()
 		for k, r := range runs {
