@@ -93,6 +93,11 @@ func (s *Session) prepareSessions(ctx context.Context, rate float64, p Plan) err
 // session dispatcher, and the recorder's figures joined by the sessions'
 // and the turns' by position.
 func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report.StepReport, int, error) {
+	if p.Shard.Sharded() {
+		// A merged report would need each shard's turns by position, and
+		// rates that count sessions: not there yet.
+		return nil, 0, errors.New("a session replay cannot be sharded yet: run it from one process")
+	}
 	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
 	if err != nil {
 		return nil, 0, err
@@ -101,14 +106,20 @@ func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (
 	if hc == nil {
 		hc = http.DefaultClient
 	}
+	start, err := p.stepStart(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	reset := false
 	if p.BaseURL != "" && p.ResetPrefixCache {
 		reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
 	}
-	// Time to start the dispatcher's helpers and to build the first
-	// sessions' first turns, whose prompts may be tens of thousands of
-	// tokens long.
-	start := time.Now().Add(100 * time.Millisecond)
+	if start.IsZero() {
+		// Time to start the dispatcher's helpers and to build the first
+		// sessions' first turns, whose prompts may be tens of thousands
+		// of tokens long.
+		start = time.Now().Add(100 * time.Millisecond)
+	}
 	measureFrom := start.Add(p.Warmup)
 	rec := observe.NewRecorder(measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
 	name := StepName(p.Arrival, rate)
@@ -132,6 +143,7 @@ func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (
 	st := &rs
 	st.Name, st.RateTarget, st.Arrival = name, rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
+	st.StartedAt = measureFrom.UTC()
 	st.Client = client
 	if scraper != nil {
 		st.Server = scraper.Stop(context.WithoutCancel(ctx))

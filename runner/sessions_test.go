@@ -199,4 +199,12 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 	p := Plan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Rates: []float64{1}, Duration: time.Second}
 	_, err := Run(context.Background(), p)
 	assert.ErrorContains(t, err, "no Source")
+
+	g, err := workload.New(conversationFixture(t), workload.Options{})
+	require.NoError(t, err)
+	ss, err := g.Sessions()
+	require.NoError(t, err)
+	p.Sessions.Source, p.Shard = ss, Shard{Index: 0, Count: 2}
+	_, _, err = RunStep(context.Background(), p, 1, 0)
+	assert.ErrorContains(t, err, "cannot be sharded")
 }
