@@ -168,8 +168,8 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) (rep
 	}
 	if th.MinAchievedRatio > 0 && ev.ScheduleRate > 0 && s.RateAchieved > 0 {
 		if r := s.RateAchieved / ev.ScheduleRate; r < th.MinAchievedRatio {
-			why = append(why, fmt.Sprintf("achieved %.2f req/s, %.1f%% of the schedule's %.2f (limit %.0f%%)",
-				s.RateAchieved, 100*r, ev.ScheduleRate, 100*th.MinAchievedRatio))
+			why = append(why, fmt.Sprintf("achieved %.2f %s, %.1f%% of the schedule's %.2f (limit %.0f%%)",
+				s.RateAchieved, s.RateUnit(), 100*r, ev.ScheduleRate, 100*th.MinAchievedRatio))
 		}
 	}
 	if th.MaxSchedLatencyP99 > 0 && s.Client.SchedLatencyP99Ms > ms(th.MaxSchedLatencyP99) {
@@ -246,7 +246,7 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) (report
 		secs := math.Ceil(needS*1.2/5) * 5
 		fix = fmt.Sprintf("run the step for at least %.0f s", secs)
 		if s.RateTarget > 0 {
-			fix += fmt.Sprintf(" at %g req/s", s.RateTarget)
+			fix += fmt.Sprintf(" at %g %s", s.RateTarget, s.RateUnit())
 		}
 		fix += fmt.Sprintf(" (this one measured %.0f s)", s.DurationS)
 	}
