@@ -5,7 +5,9 @@
 // other SLO is violated, or whose measurement cannot be trusted: a warm
 // prefix cache, a client too slow to keep the schedule, a server not yet in
 // a steady state, too few samples for the percentile, or a server that did
-// not honour the requested lengths.
+// not honour the requested lengths. A fixture with sessions (agent runs,
+// conversations) is replayed as sessions, its rates in sessions per
+// second, paced by WithThinkTimeScale and WithMaxThink (docs/sessions.md).
 //
 // It is one of two faces over package runner (the other is the llmslo
 // command): the core (runner.Open, Session.Step, Measure) returns errors and

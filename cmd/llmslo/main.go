@@ -1,7 +1,8 @@
 // Command llmslo gates LLM serving on service-level objectives: it replays a
 // production request-length distribution at fixed open-loop rates against a
 // vLLM-compatible server and checks latency SLOs and the trustworthiness of
-// the measurement. Subcommands: run, sweep, sim, fixture.
+// the measurement; a fixture with sessions is replayed session by session
+// (docs/sessions.md). Subcommands: run, sweep, sim, fixture.
 package main
 
 import (
