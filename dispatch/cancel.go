@@ -9,8 +9,10 @@ import (
 )
 
 // CancelPlan abandons a fraction of requests mid-stream, as users pressing
-// stop do: a drawn request's context ends After its send, so the Doer
-// closes the connection and the server should free its slot. Which
+// stop do: a drawn request's context ends After its intended time, so the
+// Doer closes the connection and the server should free its slot. The
+// stop counts from the intended time, as TTFT does: a user presses stop
+// a while after asking, whether or not the client sent on time. Which
 // requests are drawn depends only on Seed and the request's index, so the
 // same seed abandons the same requests in every run, whatever the timing.
 //
@@ -21,7 +23,8 @@ import (
 type CancelPlan struct {
 	// Rate is the fraction of requests drawn, in [0, 1].
 	Rate float64
-	// After is how long after its send a drawn request is cancelled.
+	// After is how long after its intended time a drawn request is
+	// cancelled.
 	After time.Duration
 	// Seed chooses the draws.
 	Seed int64
@@ -29,6 +32,12 @@ type CancelPlan struct {
 
 // ErrAbandoned is the cause a drawn request's context ends with.
 var ErrAbandoned = errors.New("abandoned as planned, as a user pressing stop")
+
+// abandonedAt is ErrAbandoned with the moment the stop came.
+type abandonedAt struct{ at time.Time }
+
+func (e abandonedAt) Error() string        { return ErrAbandoned.Error() }
+func (e abandonedAt) Is(target error) bool { return target == ErrAbandoned }
 
 // Abandons reports whether request index is drawn for cancellation.
 func (c CancelPlan) Abandons(index int) bool {
@@ -58,23 +67,28 @@ func splitmix(x uint64) uint64 {
 }
 
 // arm returns the context request index runs under: ctx itself, or for a
-// drawn request one that ends After from now with ErrAbandoned. It is
-// called just before the Doer, which takes the send time a few
-// microseconds later. disarm must be called when the Doer returns.
-func (c CancelPlan) arm(ctx context.Context, index int) (_ context.Context, disarm func()) {
+// drawn request one that ends After its intended time with ErrAbandoned
+// (at once when that has passed). disarm must be called when the Doer
+// returns.
+func (c CancelPlan) arm(ctx context.Context, index int, intended time.Time) (_ context.Context, disarm func()) {
 	if !c.Abandons(index) {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	t := time.AfterFunc(c.After, func() { cancel(ErrAbandoned) })
+	t := time.AfterFunc(time.Until(intended.Add(c.After)), func() { cancel(abandonedAt{time.Now()}) })
 	return ctx, func() { t.Stop(); cancel(nil) }
 }
 
 // markAbandoned reclassifies a request that the Doer saw cancelled when the
 // planned cancel is what ended it (it came before the drain bound or the
-// caller's cancellation, which would have set another cause).
-func markAbandoned(ctx context.Context, out *client.Outcome) {
-	if out.Class == client.ClassCanceled && errors.Is(context.Cause(ctx), ErrAbandoned) {
+// caller's cancellation, which would have set another cause). It returns
+// when the request ended: for an abandoned one, when the stop came, not
+// when the client had finished closing the connection after it.
+func markAbandoned(ctx context.Context, out *client.Outcome, end time.Time) time.Time {
+	var stop abandonedAt
+	if out.Class == client.ClassCanceled && errors.As(context.Cause(ctx), &stop) {
 		out.Class, out.Err = client.ClassAbandoned, ErrAbandoned
+		return stop.at
 	}
+	return end
 }

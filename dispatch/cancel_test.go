@@ -83,11 +83,11 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 	sched := arrival.ConstantSchedule(200, 200*time.Millisecond) // 40 slots
 	plan := CancelPlan{Rate: 0.5, After: 60 * time.Millisecond, Seed: 7}
 	var mu sync.Mutex
-	ended := map[int]time.Duration{} // index → time from send to the Doer's return
+	ended := map[int]time.Duration{} // index → time from its intended time to the Doer's return
 	doer := DoerFunc(func(ctx context.Context, req workload.Request, out *client.Outcome) {
 		streamDoer(10*time.Millisecond, 200*time.Millisecond)(ctx, req, out)
 		mu.Lock()
-		ended[req.Index] = time.Since(out.Sent)
+		ended[req.Index] = time.Since(out.Intended)
 		mu.Unlock()
 	})
 	start := time.Now()

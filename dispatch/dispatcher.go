@@ -120,11 +120,11 @@ dispatch:
 		go func(req workload.Request, intended time.Time) {
 			defer wg.Done()
 			out := client.Outcome{Request: req, Intended: intended}
-			doCtx, disarm := d.Cancel.arm(reqCtx, req.Index)
+			doCtx, disarm := d.Cancel.arm(reqCtx, req.Index, intended)
 			d.Doer.Do(doCtx, req, &out)
 			disarm()
 			end := time.Now()
-			markAbandoned(doCtx, &out)
+			end = markAbandoned(doCtx, &out, end)
 			if !out.OK() && out.Class != client.ClassAbandoned && reqCtx.Err() != nil {
 				if drainExpired.Load() {
 					out.Class = client.ClassUnfinished

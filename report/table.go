@@ -49,6 +49,7 @@ func WriteSummary(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "%s: %s (%s): %s\n    fix: %s\n", s.Name, word, h.Kind, h.Message, h.Fix)
 		}
 	}
+	writeAbandoned(w, r)
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // WithCancel abandons the fraction rate of requests after after from their
-// send, closing the connection as a user pressing stop does. Which
+// intended send time (as TTFT counts), closing the connection as a user
+// pressing stop does. Which
 // requests is a draw on the seed and the request's index, the same in
 // every run. They are counted as requests.abandoned: not failures, and out
 // of the error rate, goodput and the latency percentiles.
