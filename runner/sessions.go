@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"time"
 
@@ -13,8 +12,6 @@ import (
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/observe"
 	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/verdict"
-	"github.com/llmslo/llmslo/vllmapi"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -102,72 +99,31 @@ func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (
 	if err != nil {
 		return nil, 0, err
 	}
-	hc := p.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	start, err := p.stepStart(ctx)
+	// Time to start the dispatcher's helpers and to build the first
+	// sessions' first turns, whose prompts may be tens of thousands of
+	// tokens long.
+	f, err := p.openStep(ctx, rate, 100*time.Millisecond)
 	if err != nil {
 		return nil, 0, err
 	}
-	reset := false
-	if p.BaseURL != "" && p.ResetPrefixCache {
-		reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
-	}
-	if start.IsZero() {
-		// Time to start the dispatcher's helpers and to build the first
-		// sessions' first turns, whose prompts may be tens of thousands
-		// of tokens long.
-		start = time.Now().Add(100 * time.Millisecond)
-	}
-	measureFrom := start.Add(p.Warmup)
-	rec := observe.NewRecorder(measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
-	name := StepName(p.Arrival, rate)
-	turns := observe.NewTurns(p.recorder(rec, name, start, measureFrom))
-	var scraper *vllmapi.Scraper
-	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
-		scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, measureFrom, measureFrom.Add(p.Duration))
-	}
-	stopProgress := startProgress(p.Progress, name, rec, measureFrom)
-	mon := observe.StartMonitor()
+	turns := observe.NewTurns(p.recorder(f.rec, f.name, f.start, f.measureFrom))
 	r := p.Sessions
-	d := dispatch.Sessions{Schedule: sched, Start: start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
+	d := dispatch.Sessions{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
 		Doer: p.Doer, Recorder: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap,
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
 	res, runErr := d.Run(ctx)
-	p.flushRecords()
-	client := mon.Stop()
-	stopProgress()
-
-	rs, ev := rec.Step()
-	st := &rs
-	st.Name, st.RateTarget, st.Arrival = name, rate, p.Arrival.String()
-	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
-	st.StartedAt = measureFrom.UTC()
-	st.Client = client
-	if scraper != nil {
-		st.Server = scraper.Stop(context.WithoutCancel(ctx))
-	}
-	st.Server.PrefixCacheReset = reset
-	turns.Fill(st, &ev, countFrom(sched, p.Warmup))
-	st.Sessions.ThinkTimeScale = r.ThinkScale
-	if st.Sessions.ThinkTimeScale == 0 {
-		st.Sessions.ThinkTimeScale = 1
-	}
-	st.Sessions.MaxThinkS = r.MaxThink.Seconds()
-	st.Sessions.ExpectedPrefixHitRate = p.ExpectedPrefixHitRate
-	// A session's turns are not scheduled ahead: those that fell due are the
-	// ones sent or dropped; those the step's end left unsent never were.
-	st.Requests.Scheduled = st.Requests.Sent + st.Requests.Dropped
-	st.Partial = runErr != nil || res.Canceled
-	if st.Partial && runErr == nil {
-		runErr = context.Cause(ctx)
-	}
-	due := st.Requests.Scheduled
-	if st.Partial {
-		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
-	}
-	finishStep(st, due)
-	verdict.Judge(st, ev, p.judging())
+	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, ev *observe.Evidence) {
+		turns.Fill(st, ev, countFrom(sched, p.Warmup))
+		st.Sessions.ThinkTimeScale = r.ThinkScale
+		if st.Sessions.ThinkTimeScale == 0 {
+			st.Sessions.ThinkTimeScale = 1
+		}
+		st.Sessions.MaxThinkS = r.MaxThink.Seconds()
+		st.Sessions.ExpectedPrefixHitRate = p.ExpectedPrefixHitRate
+		// A session's turns are not scheduled ahead: those that fell due
+		// are the ones sent or dropped; those the step's end left unsent
+		// never were.
+		st.Requests.Scheduled = st.Requests.Sent + st.Requests.Dropped
+	})
 	return st, len(sched), runErr
 }

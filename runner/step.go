@@ -32,63 +32,99 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 	}
 	used := len(sched) // a shard's share leaves the rest to the other shards
 	sched, work, first := p.shardSchedule(sched, firstIndex)
+	f, err := p.openStep(ctx, rate, 20*time.Millisecond) // time to start the dispatcher's helpers
+	if err != nil {
+		return nil, 0, err
+	}
+	d := dispatch.Dispatch{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
+		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
+		Cancel: p.Cancel}
+	res, runErr := d.Run(ctx)
+	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, _ *observe.Evidence) {
+		st.Evidence = f.rec.ReportEvidence()
+		st.Requests.Scheduled = countFrom(sched, p.Warmup)
+	})
+	return st, used, runErr
+}
+
+// stepFrame is what every step runs inside, whatever sends its requests
+// (the open-loop dispatcher, or session replay): the prefix-cache reset,
+// the recorder, the /metrics scraper, progress lines and the client
+// monitor; and on the way out, the step report's common fields, goodput
+// and the verdict.
+type stepFrame struct {
+	p                  *Plan
+	name               string
+	rate               float64
+	start, measureFrom time.Time
+	rec                *observe.Recorder
+	reset              bool
+	scraper            *vllmapi.Scraper
+	stopProgress       func()
+	mon                *observe.Monitor
+}
+
+// openStep starts a step's frame; lead is the time before the first send
+// when the plan sets no start time.
+func (p *Plan) openStep(ctx context.Context, rate float64, lead time.Duration) (*stepFrame, error) {
 	hc := p.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	start, err := p.stepStart(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	reset := false
+	f := &stepFrame{p: p, rate: rate, name: StepName(p.Arrival, rate)}
 	if p.BaseURL != "" && p.ResetPrefixCache {
-		reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
+		f.reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
 	}
 	if start.IsZero() {
-		start = time.Now().Add(20 * time.Millisecond) // time to start the dispatcher's helpers
+		start = time.Now().Add(lead)
 	}
-	measureFrom := start.Add(p.Warmup)
-	rec := observe.NewRecorder(measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
-	var scraper *vllmapi.Scraper
+	f.start, f.measureFrom = start, start.Add(p.Warmup)
+	f.rec = observe.NewRecorder(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
+		observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
 	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
-		scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, measureFrom, measureFrom.Add(p.Duration))
+		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
 	}
-	name := StepName(p.Arrival, rate)
-	stopProgress := startProgress(p.Progress, name, rec, measureFrom)
-	mon := observe.StartMonitor()
-	d := dispatch.Dispatch{Schedule: sched, Start: start, Workload: work, FirstIndex: first, Doer: p.Doer,
-		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(rec, name, start, measureFrom),
-		Cancel: p.Cancel}
-	res, runErr := d.Run(ctx)
-	p.flushRecords()
-	client := mon.Stop()
-	stopProgress()
+	f.stopProgress = startProgress(p.Progress, f.name, f.rec, f.measureFrom)
+	f.mon = observe.StartMonitor()
+	return f, nil
+}
 
-	rs, ev := rec.Step()
+// close ends the frame once the requests are done: fill sets what only the
+// sender knows (the scheduled count, its own evidence); a step cut short is
+// marked partial and judged on what it measured.
+func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill func(*report.StepReport, *observe.Evidence)) (*report.StepReport, error) {
+	p := f.p
+	p.flushRecords()
+	client := f.mon.Stop()
+	f.stopProgress()
+	rs, ev := f.rec.Step()
 	st := &rs
-	st.Evidence = rec.ReportEvidence()
-	st.Name, st.RateTarget, st.Arrival = name, rate, p.Arrival.String()
+	st.Name, st.RateTarget, st.Arrival = f.name, f.rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
-	st.StartedAt = measureFrom.UTC()
+	st.StartedAt = f.measureFrom.UTC()
 	st.Client = client
-	if scraper != nil {
-		st.Server = scraper.Stop(context.WithoutCancel(ctx))
+	if f.scraper != nil {
+		st.Server = f.scraper.Stop(context.WithoutCancel(ctx))
 	}
-	st.Server.PrefixCacheReset = reset
-	st.Requests.Scheduled = countFrom(sched, p.Warmup)
-	st.Partial = runErr != nil || res.Canceled
+	st.Server.PrefixCacheReset = f.reset
+	fill(st, &ev)
+	st.Partial = runErr != nil || canceled
 	if st.Partial && runErr == nil {
 		runErr = context.Cause(ctx)
 	}
-	// A step cut short is judged on what it measured: goodput over the
-	// requests whose time had come and that the cut did not cancel.
+	// Goodput over the requests whose time had come and that a cut did
+	// not cancel.
 	due := st.Requests.Scheduled
 	if st.Partial {
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
 	verdict.Judge(st, ev, p.judging())
-	return st, used, runErr
+	return st, runErr
 }
 
 // finishStep fills goodput: good requests over those that were due,
