@@ -314,3 +314,21 @@ func TestWriteHTMLShowsBaselineChecks(t *testing.T) {
 	assert.Contains(t, page, "&#43;10%")
 	assert.Contains(t, page, "REGRESSED")
 }
+
+// A variant sweep draws one TTFT p95 and one ITL p99 curve per variant and
+// names each variant's knee and binding.
+func TestWriteHTMLVariants(t *testing.T) {
+	r := htmlTestReport()
+	curve := func(scale float64) []CurvePoint {
+		return []CurvePoint{{Rate: 2, TTFTP95Ms: 100 * scale, ITLP99Ms: 20 * scale, Verdict: VerdictPass},
+			{Rate: 4, TTFTP95Ms: 900 * scale, ITLP99Ms: 60 * scale, Verdict: VerdictFail}}
+	}
+	r.Variants = []Capacity{
+		{Variant: "--max-num-seqs 2", PassRate: 2, FailRate: 4, Curve: curve(1), Binding: &Binding{Kind: "max_num_seqs", Flag: "--max-num-seqs"}},
+		{Variant: "--max-num-seqs 4", PassRate: 4, Curve: curve(0.5)},
+	}
+	page := renderHTML(t, r)
+	for _, want := range []string{"TTFT p95 --max-num-seqs 2", "ITL p99 --max-num-seqs 4", "variant <code>--max-num-seqs 2</code>", "<b>max_num_seqs</b>"} {
+		contains(t, page, want)
+	}
+}
