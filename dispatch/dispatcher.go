@@ -46,6 +46,9 @@ type Dispatch struct {
 	// Cancel abandons a drawn fraction of requests mid-stream (a user
 	// pressing stop); the zero plan abandons none.
 	Cancel CancelPlan
+	// Wait is how the dispatcher waits for each send's time; the zero
+	// value, WaitFine, is the punctual one (bench/ compares the modes).
+	Wait WaitMode
 }
 
 // DispatchResult says how a dispatch ended.
@@ -99,14 +102,9 @@ dispatch:
 			res.Canceled = true
 			break dispatch
 		}
-		if wait := time.Until(intended); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				res.Canceled = true
-				break dispatch
-			}
+		if !waitUntil(ctx, d.Wait, timer, intended) {
+			res.Canceled = true
+			break dispatch
 		}
 		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
 			res.Dropped++

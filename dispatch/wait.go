@@ -74,6 +74,10 @@ func waitUntil(ctx context.Context, mode WaitMode, timer *time.Timer, at time.Ti
 	if coarse == wait {
 		return true
 	}
+	// Yield first: the request just started is likely queued behind this
+	// goroutine, and running it now rather than having another thread woken
+	// to take it halves what the fine sleep costs in CPU.
+	runtime.Gosched()
 	for {
 		wait = time.Until(at)
 		if wait <= 0 {
