@@ -119,6 +119,9 @@ func TestThroughputOverTheTimeTheStepRan(t *testing.T) {
 // (about 600 KB of JSON each) keep the send lag of 1,000-token ones, and
 // the time to write them is reported on its own.
 func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a send-lag figure: the race detector slows the in-process server's JSON decoding tenfold; run without -race")
+	}
 	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 200_000})
 	t.Cleanup(srv.Close)
 	step := func(in int) report.StepReport {

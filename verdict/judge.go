@@ -103,20 +103,27 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 //     fails the step, whatever else was found, unless a hazard that could
 //     have caused it is present: a late client (client_saturation) or a
 //     server that did not generate the asked lengths (length_mismatch).
+//     Neither can cause errors: a conclusive error-rate failure always
+//     fails.
 //  2. Otherwise any hazard makes the step invalid.
 //  3. Otherwise any failed SLO fails it; else it passes.
 //
 // The hazards stay in the report either way.
 func verdictOf(s *report.StepReport) report.Verdict {
-	conclusiveFail, fail := false, false
+	conclusiveFail, errorsFail, fail := false, false, false
 	for _, r := range s.SLO {
 		if !r.Pass {
 			fail = true
 			conclusiveFail = conclusiveFail || r.Conclusive
+			errorsFail = errorsFail || (r.Conclusive && r.Metric == string(report.MetricErrorRate))
 		}
 	}
 	causal := s.HasHazard(HazardClientSaturation) || s.HasHazard(HazardLengthMismatch)
 	switch {
+	case errorsFail:
+		// A late client or a length mismatch can inflate latencies, not
+		// make a server refuse, reset or fail requests.
+		return report.VerdictFail
 	case conclusiveFail && !causal:
 		return report.VerdictFail
 	case len(s.Hazards) > 0:

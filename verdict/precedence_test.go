@@ -11,6 +11,7 @@ import (
 func TestVerdictPrecedence(t *testing.T) {
 	conclusiveFail := report.SLOResult{Metric: "error_rate", Conclusive: true, Pass: false}
 	inconclusiveFail := report.SLOResult{Metric: "ttft", Percentile: 95, Conclusive: false, Pass: false}
+	conclusiveLatencyFail := report.SLOResult{Metric: "ttft", Percentile: 95, Conclusive: true, Pass: false}
 	pass := report.SLOResult{Metric: "ttft", Percentile: 95, Conclusive: true, Pass: true}
 	hz := func(kinds ...string) []report.Hazard {
 		var out []report.Hazard
@@ -29,8 +30,9 @@ func TestVerdictPrecedence(t *testing.T) {
 		{"a conclusive failure beats too few samples elsewhere", []report.SLOResult{conclusiveFail, pass}, hz(HazardTooFewSamples), report.VerdictFail},
 		{"a conclusive failure beats not_steady", []report.SLOResult{conclusiveFail}, hz(HazardNotSteady), report.VerdictFail},
 		{"a conclusive failure beats a warm cache (it only flatters)", []report.SLOResult{conclusiveFail}, hz(HazardWarmCache), report.VerdictFail},
-		{"a late client may have caused the failure", []report.SLOResult{conclusiveFail}, hz(HazardClientSaturation), report.VerdictInvalid},
-		{"so may a server that ignored the lengths", []report.SLOResult{conclusiveFail}, hz(HazardNotSteady, HazardLengthMismatch), report.VerdictInvalid},
+		{"a late client cannot cause errors", []report.SLOResult{conclusiveFail}, hz(HazardClientSaturation), report.VerdictFail},
+		{"a late client may have caused a latency failure", []report.SLOResult{conclusiveLatencyFail}, hz(HazardClientSaturation), report.VerdictInvalid},
+		{"so may a server that ignored the lengths", []report.SLOResult{conclusiveLatencyFail}, hz(HazardNotSteady, HazardLengthMismatch), report.VerdictInvalid},
 		{"an inconclusive failure with a hazard cannot be judged", []report.SLOResult{inconclusiveFail}, hz(HazardTooFewSamples), report.VerdictInvalid},
 		{"an inconclusive failure alone fails", []report.SLOResult{inconclusiveFail}, nil, report.VerdictFail},
 		{"a hazard on a passing step makes it invalid", []report.SLOResult{pass}, hz(HazardWarmCache), report.VerdictInvalid},
