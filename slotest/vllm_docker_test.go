@@ -40,7 +40,10 @@ func TestVLLMTargetThroughTheSimulatorImage(t *testing.T) {
 	require.Len(t, rep.Steps, 1)
 	st := rep.Steps[0]
 	assert.Equal(t, report.VerdictPass, st.Verdict)
-	assert.Equal(t, 40, st.Requests.Completed)
+	assert.Equal(t, st.Requests.Scheduled, st.Requests.Completed)
+	if !testing.Short() { // -short shortens the step to what the p50 needs
+		assert.Equal(t, 40, st.Requests.Completed)
+	}
 	assert.True(t, st.Server.MetricsAvailable, "/metrics scraped from the container")
 	assert.True(t, st.Server.PrefixCacheReset, "dev mode lets the cache be reset")
 }
