@@ -50,6 +50,9 @@ func quietThresholds() verdict.Thresholds {
 }
 
 func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exact timings to the millisecond: run without -race, which slows the server and the client alike")
+	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
 	p := Plan{

@@ -204,7 +204,7 @@ func saturationFix(s *report.StepReport, ev stepEvidence, th Thresholds) string 
 	case c.SchedLatencyP99Ms > ms(th.MaxSchedLatencyP99):
 		return fmt.Sprintf("goroutines waited %.1f ms (p99) to run while the process used %.0f%% CPU (a starved scheduler): "+
 			"raise GOMAXPROCS or stop other work in the process", c.SchedLatencyP99Ms, 100*c.CPUUtilization)
-	case s.BodyWrite.Count > 0 && s.BodyWrite.P99 > ms(th.MaxSendLagP99):
+	case s.BodyWrite.Count > 0 && s.BodyWrite.P99 > ms(th.MaxSendLagP99) && meanPrompt(s) > hugePrompt:
 		return fmt.Sprintf("request bodies took %.1f ms (p99) to write (huge bodies): the lag follows them; "+
 			"shard the load over more clients or connections", s.BodyWrite.P99)
 	}
@@ -392,4 +392,15 @@ func lengthMismatch(s *report.StepReport, ev stepEvidence, th Thresholds) (repor
 			s.LengthMismatches, ev.LengthChecked, 100*f, 100*th.LengthTolerance),
 		Fix: "make the server honour the lengths (ignore_eos and min_tokens must be accepted; check --max-model-len and the tokenizer), or the workload is not the one you meant to test",
 	}, true
+}
+
+// hugePrompt is the mean prompt, in tokens, from which writing the bodies
+// is itself a cause of lateness (100k tokens are about 600 KB of JSON).
+const hugePrompt = 20_000
+
+func meanPrompt(s *report.StepReport) float64 {
+	if s.Requests.Completed == 0 {
+		return 0
+	}
+	return float64(s.Tokens.Input) / float64(s.Requests.Completed)
 }
