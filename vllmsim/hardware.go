@@ -125,6 +125,10 @@ func (c *Config) resolveHardware() error {
 		// gates recorded on the default keep their numbers (the roofline's
 		// idle TTFT is a third of the published one: docs/simulator.md).
 		c.ProfileName = LegacyDefaultProfile
+	}
+	if _, handFit := profiles[c.ProfileName]; handFit && c.GPU == "" && c.Profile == (StepProfile{}) {
+		// A hand-fit profile named without a GPU keeps its limits too: the
+		// names stay for reproducibility.
 		if c.MaxNumSeqs == 0 {
 			c.MaxNumSeqs = legacyMaxNumSeqs
 		}

@@ -36,7 +36,8 @@ func main() {
 	trials := flag.Int("trials", 10, "trials (fresh seeds)")
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
 	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
-	duration := flag.Duration("duration", 30*time.Second, "measured length of the gate's step")
+	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step")
+	rate := flag.Float64("rate", 6, "the gate's rate, req/s")
 	parallel := flag.Int("parallel", 1, "how many of a trial's comparison runs go at once (each gate uses a fraction of a core; a starved run shows as invalid, counted apart)")
 	flag.Parse()
 	var fs []float64
@@ -48,6 +49,7 @@ func main() {
 		}
 		fs = append(fs, v)
 	}
+	gateRate = *rate
 	if err := run(*trials, fs, *tolerance, *duration, *parallel); err != nil {
 		fmt.Fprintln(os.Stderr, "gatepower:", err)
 		os.Exit(1)
@@ -140,16 +142,19 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration, para
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f%%\t[%.0f%%, %.0f%%]\t%.2f\n", t.name, t.judged, t.invalid, t.alarms,
 			100*float64(t.alarms)/float64(max(t.judged, 1)), 100*lo, 100*hi, mean)
 	}
-	fmt.Fprintf(tw, "\ngate: azure-conv-2023 at 8 req/s, %v steps (5 s warm-up), h200-llama3-8b, tolerance %.0f%%\n", d, 100*tolerance)
+	fmt.Fprintf(tw, "\ngate: azure-conv-2023 at %g req/s, %v steps (10 s warm-up), h200-llama3-8b, tolerance %.0f%%\n", gateRate, d, 100*tolerance)
 	return tw.Flush()
 }
 
-// gate runs the README's PR gate once: one step at 8 req/s.
+// gateRate is the gate's rate (-rate).
+var gateRate = 6.0
+
+// gate runs the README's PR gate once: one step at gateRate.
 func gate(ctx context.Context, factor float64, seed int64, d time.Duration) (*report.Report, error) {
 	cfg := runner.DefaultConfig()
 	cfg.Target.Sim = vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}
-	cfg.Fixture, cfg.Rates, cfg.Seed = "azure-conv-2023", []float64{8}, seed
-	cfg.Duration, cfg.Warmup = d, 5*time.Second
+	cfg.Fixture, cfg.Rates, cfg.Seed = "azure-conv-2023", []float64{gateRate}, seed
+	cfg.Duration, cfg.Warmup = d, 10*time.Second
 	cfg.SLOs = []string{"ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"}
 	return runner.Measure(ctx, cfg)
 }
