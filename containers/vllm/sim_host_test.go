@@ -31,9 +31,10 @@ func TestSimImageListensOnAllInterfaces(t *testing.T) {
 	}
 	require.NoError(t, label.Customize(&req))
 	ctr, err := testcontainers.GenericContainer(ctx, req)
-	require.NoError(t, err)
+	// A start that failed may still have left a container: end it either way.
 	defer assertNoContainer(t, id)
 	defer func() { assert.NoError(t, testcontainers.TerminateContainer(ctr)) }()
+	require.NoError(t, err)
 
 	dc, ok := ctr.(*testcontainers.DockerContainer)
 	require.True(t, ok)
