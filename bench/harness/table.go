@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// tableCmd prints every result of a compare.sh run as one markdown table:
+// the median of each figure over its repeats, llmslo beside its reference.
+func tableCmd(args []string) error {
+	fs := flag.NewFlagSet("table", flag.ExitOnError)
+	in := fs.String("in", "results.jsonl", "the results")
+	sweeps := fs.String("sweeps", "", "llmslo sweep reports, each LABEL=FILE, separated by ';'")
+	_ = fs.Parse(args)
+	rs, err := readResults(*in)
+	if err != nil {
+		return err
+	}
+	t := &table{rs: rs}
+	if len(rs) > 0 {
+		loads := make([]float64, len(rs))
+		for i, r := range rs {
+			loads[i] = r.Load
+		}
+		slices.Sort(loads)
+		fmt.Printf("load average (1 min) as the %d measures ended: %.2f to %.2f, median %.2f\n\n",
+			len(rs), loads[0], loads[len(loads)-1], loads[len(loads)/2])
+	}
+	t.print(os.Stdout)
+	for _, s := range strings.Split(*sweeps, ";") {
+		label, file, ok := strings.Cut(s, "=")
+		if ok {
+			printSweep(os.Stdout, label, file)
+		}
+	}
+	return nil
+}
+
+func readResults(path string) ([]result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rs []result
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r result
+		if err := json.Unmarshal(sc.Bytes(), &r); err == nil {
+			rs = append(rs, r)
+		}
+	}
+	return rs, sc.Err()
+}
+
+type table struct{ rs []result }
+
+// med is the median of val over the results of that kind, label, mode and
+// rate (rate 0 matches any), and how many there were; NaN-free: 0, 0 when
+// none.
+func (t *table) med(kind, label, mode string, rate float64, val string) (float64, int) {
+	var xs []float64
+	for _, r := range t.rs {
+		if r.Kind != kind || r.Label != label || (mode != "" && r.Mode != mode) || (rate != 0 && r.Rate != rate) {
+			continue
+		}
+		if v, ok := r.Vals[val]; ok {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	slices.Sort(xs)
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + m) / 2
+	}
+	return m, len(xs)
+}
+
+func (t *table) print(w io.Writer) {
+	fmt.Fprintln(w, "| measure | llmslo | reference | ratio | target |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	row := func(measure, ours, ref, ratio, target string) {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", measure, ours, ref, ratio, target)
+	}
+	ratio := func(a, b float64, limit float64) (string, string) {
+		if a == 0 || b == 0 {
+			return "n/a", "n/a"
+		}
+		r := a / b
+		s := fmt.Sprintf("%.2f×", r)
+		if limit == 0 {
+			return s, "—"
+		}
+		if r <= limit {
+			return s, fmt.Sprintf("≤ %.2f×: met", limit)
+		}
+		return s, fmt.Sprintf("≤ %.2f×: not met", limit)
+	}
+
+	ours, n := t.med("stream", "llmslo", "", 0, "cpu_ns_per_token")
+	bare, m := t.med("stream", "bare", "", 0, "cpu_ns_per_token")
+	r, tg := ratio(ours, bare, 1.15)
+	row("client CPU per streamed token (64 streams of 256 tokens, events 1 ms apart; client and recorder)",
+		fmt.Sprintf("%.2f µs (n=%d)", ours/1e3, n), fmt.Sprintf("bare draining client %.2f µs (n=%d)", bare/1e3, m), r, tg)
+
+	ours, n = t.med("cpu", "llmslo run 10s", "", 0, "cpu_us_per_req")
+	veg, m := t.med("cpu", "vegeta 10s", "", 0, "cpu_us_per_req")
+	r, tg = ratio(ours, veg, 1.0)
+	vegS := fmt.Sprintf("vegeta attack %.1f µs (n=%d)", veg, m)
+	if m == 0 {
+		vegS = "vegeta: not installed, skipped"
+	}
+	row("CPU per request, 2,000 req/s of one-token streams for 10 s (whole process)",
+		fmt.Sprintf("llmslo run %.1f µs (n=%d)", ours, n), vegS, r, tg)
+	ours, n = t.marginal("llmslo run")
+	veg, m = t.marginal("vegeta")
+	r, tg = ratio(ours, veg, 1.0)
+	row("… per request beyond what a process pays once (10 s run minus 2 s run)",
+		fmt.Sprintf("llmslo run %.1f µs (n=%d)", ours, n), fmt.Sprintf("vegeta attack %.1f µs (n=%d)", veg, m), r, tg)
+	step, n := t.med("lag", "llmslo", "fine", 2000, "cpu_us_per_req")
+	if n > 0 {
+		row("… the step's measured window only (dispatcher, client, recorder; constant arrivals)", fmt.Sprintf("%.1f µs (n=%d)", step, n), "", "", "")
+	}
+
+	for _, rate := range []float64{1000, 5000, 10000} {
+		target := ""
+		if rate == 5000 {
+			target = "p99 ≤ 1 ms: "
+			if p99, k := t.med("lag", "llmslo", "fine", rate, "lag_p99_ms"); k > 0 && p99 <= 1 {
+				target += "met"
+			} else {
+				target += "not met"
+			}
+		}
+		row(fmt.Sprintf("send lag p50 / p99 / max, CPU per request: %s req/s, Poisson, one-token streams", thousands(rate)),
+			t.lag(rate, "fine"), t.lag(rate, "timer")+"; "+t.lag(rate, "spin"), "", target)
+	}
+
+	ours, n = t.med("mem", "llmslo", "", 0, "rss_kib_per_str")
+	bare, m = t.med("mem", "bare", "", 0, "rss_kib_per_str")
+	heap, _ := t.med("mem", "llmslo", "", 0, "heap_kib_per_str")
+	stk, _ := t.med("mem", "llmslo", "", 0, "stacks_kib_per_str")
+	bheap, _ := t.med("mem", "bare", "", 0, "heap_kib_per_str")
+	bstk, _ := t.med("mem", "bare", "", 0, "stacks_kib_per_str")
+	r, _ = ratio(ours, bare, 0)
+	row("memory per in-flight stream (2,000 held open after their first token): resident (live heap + stacks)",
+		fmt.Sprintf("%.1f KiB (%.1f + %.1f) (n=%d)", ours, heap, stk, n), fmt.Sprintf("bare client %.1f KiB (%.1f + %.1f) (n=%d)", bare, bheap, bstk, m), r, "—")
+
+	sim, n := t.med("stream", "bare-vs-sim", "", 0, "server_cpu_ns_per_token")
+	writer, m := t.med("stream", "bare", "", 0, "server_cpu_ns_per_token")
+	r, _ = ratio(sim, writer, 0)
+	row("server CPU per streamed token (same load, bare client): simulator, instant profile",
+		fmt.Sprintf("llmslo sim %.2f µs (n=%d)", sim/1e3, n), fmt.Sprintf("bare SSE writer %.2f µs (n=%d)", writer/1e3, m), r, "—")
+}
+
+// marginal is a tool's CPU per request between its 2 s and 10 s runs, from
+// the medians of each, and the fewer of the two counts.
+func (t *table) marginal(label string) (float64, int) {
+	long, n := t.med("cpu", label+" 10s", "", 0, "cpu_s")
+	short, m := t.med("cpu", label+" 2s", "", 0, "cpu_s")
+	nl, _ := t.med("cpu", label+" 10s", "", 0, "requests")
+	ns, _ := t.med("cpu", label+" 2s", "", 0, "requests")
+	if n == 0 || m == 0 || nl <= ns {
+		return 0, 0
+	}
+	return (long - short) / (nl - ns) * 1e6, min(n, m)
+}
+
+// lag formats one wait mode's send lag and CPU at a rate.
+func (t *table) lag(rate float64, mode string) string {
+	p50, n := t.med("lag", "llmslo", mode, rate, "lag_p50_ms")
+	if n == 0 {
+		return mode + ": n/a"
+	}
+	p99, _ := t.med("lag", "llmslo", mode, rate, "lag_p99_ms")
+	mx, _ := t.med("lag", "llmslo", mode, rate, "lag_max_ms")
+	cpu, _ := t.med("lag", "llmslo", mode, rate, "cpu_us_per_req")
+	return fmt.Sprintf("%s: %.3f / %.3f / %.1f ms, %.1f µs (n=%d)", mode, p50, p99, mx, cpu, n)
+}
+
+func thousands(r float64) string {
+	s := fmt.Sprintf("%.0f", r)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// printSweep reads a sweep's report and prints the highest rate at which
+// the client stayed trusted, per core, and what stopped it.
+func printSweep(w io.Writer, label, file string) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(w, "| ceiling (%s) | n/a: %v | | | |\n", label, err)
+		return
+	}
+	var rep struct {
+		Capacity *struct {
+			PassRate float64 `json:"pass_rps"`
+		} `json:"capacity"`
+		Steps []struct {
+			RateTarget   float64 `json:"rate_target"`
+			RateAchieved float64 `json:"rate_achieved"`
+			Verdict      string  `json:"verdict"`
+			SendLag      struct {
+				P99 float64 `json:"p99"`
+			} `json:"send_lag_ms"`
+			Client struct {
+				CPU   float64 `json:"cpu_utilization"`
+				Procs int     `json:"gomaxprocs"`
+			} `json:"client"`
+			Hazards []struct {
+				Kind string `json:"kind"`
+			} `json:"hazards"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Capacity == nil {
+		fmt.Fprintf(w, "| ceiling (%s) | n/a: no capacity in %s | | | |\n", label, file)
+		return
+	}
+	pass, procs, stopped := rep.Capacity.PassRate, 0, "every rate passed"
+	for _, s := range rep.Steps {
+		if s.RateTarget == pass {
+			procs = s.Client.Procs
+		}
+		if s.Verdict != "pass" && len(s.Hazards) > 0 {
+			var hs []string
+			for _, h := range s.Hazards {
+				hs = append(hs, h.Kind)
+			}
+			stopped = fmt.Sprintf("%s req/s: %s (send lag p99 %.2f ms, client CPU %.0f%% of %d)",
+				thousands(s.RateTarget), strings.Join(hs, ", "), s.SendLag.P99, 100*s.Client.CPU, s.Client.Procs)
+		}
+	}
+	per := "n/a"
+	if procs > 0 {
+		per = thousands(pass/float64(procs)) + " req/s per client core"
+	}
+	fmt.Fprintf(w, "| ceiling (%s): highest swept rate with client_saturation quiet | %s req/s, %s | stopped at %s | | |\n",
+		label, thousands(pass), per, stopped)
+}
