@@ -255,7 +255,19 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, body)
+	// WroteRequest marks the body's last byte written, reported apart from
+	// the send (a user waits for it too). The hook runs on the transport's
+	// goroutine, possibly after do has returned: it writes an atomic, read
+	// back once when do ends. The trace goes in at the request's creation:
+	// adding it later would copy the request on every send.
+	var written atomic.Int64
+	defer func() {
+		if w := written.Load(); w != 0 {
+			out.Written = c.epoch.Add(time.Duration(w))
+		}
+	}()
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(int64(time.Since(c.epoch))) }}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, body)
 	if err != nil {
 		out.Class, out.Err = ClassConnect, err
 		return
@@ -294,19 +306,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	// Sent is taken as the request is handed to the transport, its body
 	// already encoded: what follows is writing. A new connection's setup
 	// then counts as the server's time, not as send lag: a server slow to
-	// accept must not look like a saturated client. WroteRequest marks the
-	// body's last byte written, reported apart (a user waits for it too).
-	// The hook runs on the transport's goroutine, possibly after do has
-	// returned: it writes an atomic, read back once here when do ends.
-	var written atomic.Int64
-	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(int64(time.Since(c.epoch))) },
-	}))
-	defer func() {
-		if w := written.Load(); w != 0 {
-			out.Written = c.epoch.Add(time.Duration(w))
-		}
-	}()
+	// accept must not look like a saturated client.
 	out.Sent = time.Now()
 	resp, err := c.http.Do(hreq)
 	if err != nil {

@@ -66,6 +66,9 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 			assert.Equal(t, tc.want, c.Binding.Kind, "%s; server %+v", c.Binding.Evidence, rep.Steps[1].Server)
 			assert.NotEmpty(t, c.Binding.Flag)
 			assert.Len(t, c.Curve, 2)
+			if tc.want == verdict.BindMaxNumSeqs {
+				assert.Equal(t, 2, rep.Steps[1].Server.MaxNumSeqs, "the simulator's own cap, reported")
+			}
 		})
 	}
 }

@@ -111,6 +111,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		st.Server = f.scraper.Stop(context.WithoutCancel(ctx))
 	}
 	st.Server.PrefixCacheReset = f.reset
+	st.Server.MaxNumSeqs = p.MaxNumSeqs
 	fill(st, &ev)
 	st.Partial = runErr != nil || canceled
 	if st.Partial && runErr == nil {

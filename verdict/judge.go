@@ -183,7 +183,6 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
 		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos}, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
-	s.Server.MaxNumSeqs = c.MaxNumSeqs
 	s.Verdict = verdictOf(s)
 	s.Binding = Binding(s, c.MaxNumSeqs)
 }
