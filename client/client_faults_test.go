@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -188,7 +189,7 @@ func TestClientCanceled(t *testing.T) {
 // the queue.
 func TestClientQueuesBehindTheServersCapacity(t *testing.T) {
 	const step = 10 * time.Millisecond
-	srv := simServer(t, vllmsim.Config{Profile: vllmsim.StepProfile{Name: "fixed-10ms", Fixed: step}, MaxNumSeqs: 2})
+	srv := simServer(t, vllmsim.Config{Profile: engine.StepProfile{Name: "fixed-10ms", Fixed: step}, MaxNumSeqs: 2})
 	c := newTestClient(t, srv.URL, Config{})
 	var running, waiting int
 	stop := make(chan struct{})

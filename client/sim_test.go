@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // testModel is the model the simulator serves and newTestClient asks for.
@@ -25,7 +26,7 @@ func simServer(t testing.TB, cfg vllmsim.Config) *tappedSim {
 	if cfg.Model == "" {
 		cfg.Model = testModel
 	}
-	if cfg.ProfileName == "" && cfg.Profile == (vllmsim.StepProfile{}) {
+	if cfg.ProfileName == "" && cfg.Profile == (engine.StepProfile{}) {
 		cfg.ProfileName = "instant"
 	}
 	s := &tappedSim{Server: vllmsim.NewUnstartedServer(cfg)}

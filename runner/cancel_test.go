@@ -20,6 +20,7 @@ import (
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/stats"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // simMetric reads one series of the simulator's /metrics: the sum over
@@ -119,7 +120,7 @@ func recordLines(t *testing.T, p *Plan) func() []observe.RequestRecord {
 // take 10 s each are all gone from the server a moment after the step.
 func TestAbandonedRequestsAreAbortedByTheServer(t *testing.T) {
 	srv := vllmsim.NewServer(vllmsim.Config{Model: "m",
-		Profile: vllmsim.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
+		Profile: engine.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
 	t.Cleanup(srv.Close)
 	p := constantPlan(t, engineClient(t, srv.URL), 20, time.Second, 8, 1000, "error_rate<=1%")
 	p.Cancel = dispatch.CancelPlan{Rate: 1, After: 150 * time.Millisecond}

@@ -12,6 +12,7 @@ import (
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
 	"github.com/llmslo/llmslo/workload"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,7 +109,7 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 // is 2/0.11 ≈ 18 req/s. The rest wait in vLLM's FIFO queue.
 func capacityServer(t *testing.T) *vllmsim.Server {
 	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", MaxNumSeqs: 2,
-		Profile: vllmsim.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}})
+		Profile: engine.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}})
 	t.Cleanup(srv.Close)
 	return srv
 }

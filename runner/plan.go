@@ -11,6 +11,7 @@ import (
 	"github.com/llmslo/llmslo/arrival"
 	"github.com/llmslo/llmslo/dispatch"
 	"github.com/llmslo/llmslo/fixtures"
+	_ "github.com/llmslo/llmslo/fixtures/sessionlogs" // session traces: fixtures.Load reads them
 	"github.com/llmslo/llmslo/observe"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"

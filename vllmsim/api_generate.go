@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // maxBodyBytes bounds a request body (a 16k-token prompt as ids is ~100 KB).
@@ -54,11 +56,11 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		}
 	}
 	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
-	st.seq = NewSeq(n, req.prompt, outLen)
-	st.seq.owner = st
+	st.seq = engine.NewSeq(n, req.prompt, outLen)
+	st.seq.Owner = st
 	if !s.Config.DisablePrefixCaching {
 		// Hash here, not under the engine's lock.
-		st.seq.hashes = blockHashes(req.prompt, s.Config.BlockSize)
+		st.seq.HashPrompt(s.Config.BlockSize)
 	}
 	s.loop.submit(st)
 	defer s.loop.abort(st) // a no-op once the sequence finished

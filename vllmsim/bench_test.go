@@ -10,14 +10,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // BenchmarkEngineStep measures one Schedule + Complete of the clock-free
 // core with 256 sequences decoding (the default max_num_seqs).
 func BenchmarkEngineStep(b *testing.B) {
-	e := defaultEngine(b, func(c *EngineConfig) { c.NumBlocks = 1 << 20 }) // room: no preemption
+	e := defaultEngine(b, func(c *engine.Config) { c.NumBlocks = 1 << 20 }) // room: no preemption
 	for i := range 256 {
-		e.Add(NewSeq(uint64(i), wordsPrompt(i, 512), 1<<30))
+		e.Add(engine.NewSeq(uint64(i), wordsPrompt(i, 512), 1<<30))
 	}
 	e.Complete(e.Schedule()) // prefill everything
 	b.ReportAllocs()
@@ -34,17 +36,17 @@ func BenchmarkEngineStep(b *testing.B) {
 // SSE path) and many concurrent streams; tokens/s/core divides by
 // GOMAXPROCS. Client and server share the cores.
 func BenchmarkStreamTokens(b *testing.B) {
-	benchStream(b, 64, StepProfile{Name: "instant"})
+	benchStream(b, 64, engine.StepProfile{Name: "instant"})
 }
 
 // BenchmarkStreamTokensPaced is the same with 1 ms steps and 256 streams:
 // every token is its own chunk, write and flush (the model allows at most
 // 256,000 tokens/s), so tokens/cpu-s is the HTTP cost of one event.
 func BenchmarkStreamTokensPaced(b *testing.B) {
-	benchStream(b, 256, StepProfile{Name: "paced", Fixed: time.Millisecond})
+	benchStream(b, 256, engine.StepProfile{Name: "paced", Fixed: time.Millisecond})
 }
 
-func benchStream(b *testing.B, streams int, prof StepProfile) {
+func benchStream(b *testing.B, streams int, prof engine.StepProfile) {
 	s := NewServer(Config{Profile: prof, MaxNumSeqs: streams, MaxModelLen: 1 << 22, NumGPUBlocks: 1 << 19})
 	defer s.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: streams}

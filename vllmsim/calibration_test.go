@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // The calibration: each published figure of docs/simulator.md, reproduced
@@ -27,13 +29,13 @@ type figure struct {
 }
 
 // configEngine builds the engine that a server with cfg would run.
-func configEngine(t testing.TB, cfg Config) *Engine {
+func configEngine(t testing.TB, cfg Config) *engine.Engine {
 	t.Helper()
 	c, err := cfg.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEngine(c.engineConfig())
+	e, err := engine.New(c.engineConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

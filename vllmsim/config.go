@@ -1,11 +1,16 @@
 package vllmsim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
+)
 
 // Defaults, those of vLLM serving Llama 3.1 8B on one H100 (DefaultGPU).
 const (
-	DefaultModel       = "llmslo/sim-llama-3-8b" // Llama 3.1 8B's shape
-	DefaultMaxModelLen = 16384                   // DefaultModel's, and an unknown model's: fits the Azure conversation traces (≤ 14050 in + 1000 out)
+	DefaultModel       = engine.DefaultModel // Llama 3.1 8B's shape
+	DefaultGPU         = engine.DefaultGPU
+	DefaultMaxModelLen = 16384 // DefaultModel's, and an unknown model's: fits the Azure conversation traces (≤ 14050 in + 1000 out)
 	// vLLM serve's batch limits on a GPU of at least 70 GiB other than an
 	// A100; 256 and 2048 on the others (see Config.batchDefaults).
 	DefaultMaxNumSeqs          = 1024
@@ -42,7 +47,7 @@ type Config struct {
 	// costs are not all zero or its Name is set, is used as given instead.
 	// By default the step time is the roofline model of Model on GPU.
 	ProfileName string
-	Profile     StepProfile
+	Profile     engine.StepProfile
 
 	// The simulated hardware (see hardware.go and docs/simulator.md).
 	GPU                   string  // --gpu: a100, h100 (default), h200, b200, l40s, mi300x

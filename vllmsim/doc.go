@@ -6,7 +6,7 @@
 // OpenAI-compatible HTTP API and its Prometheus metrics.
 //
 // The step-time model is, by default, a roofline of the served model on the
-// simulated GPUs (Roofline): weight and KV bytes against HBM bandwidth,
+// simulated GPUs (engine.Roofline): weight and KV bytes against HBM bandwidth,
 // FLOPs against dense peak, tensor-parallel all-reduces and the engine's
 // CPU time, with a few efficiency factors calibrated against published vLLM
 // figures. Models are known by Hugging Face name or read from a
@@ -20,8 +20,9 @@
 // known: queues build when an open-loop rate passes capacity, a repeated
 // prompt hits the prefix cache, a full KV cache preempts. Use NewServer in
 // tests as httptest.NewServer is used, ListenAndServe (or `llmslo sim`) to
-// serve it on a port with vLLM's own command-line flags, and Engine to run
-// the scheduler in virtual time.
+// serve it on a port with vLLM's own command-line flags. The engine core
+// (scheduler, KV cache, step-time models, hardware) is package
+// vllmsim/engine, which runs in virtual time without a server.
 //
 // It is not the model it simulates: generated text is filler, and its
 // latencies are those of the step-time model, which leaves out the API

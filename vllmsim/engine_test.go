@@ -3,6 +3,8 @@ package vllmsim
 import (
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 func TestMain(m *testing.M) { goleakVerify(m) }
@@ -39,42 +41,13 @@ func within(t *testing.T, what string, got, want time.Duration, frac float64) {
 	}
 }
 
-func TestSchedulerRespectsLimits(t *testing.T) {
-	e := defaultEngine(t, func(c *EngineConfig) { c.MaxNumSeqs = 5; c.MaxNumBatchedTokens = 300 })
-	for i := range 20 {
-		e.Add(NewSeq(uint64(i), wordsPrompt(i, 100+i*10), 8))
-	}
-	steps := 0
-	for !e.Idle() {
-		b := e.Schedule()
-		if len(b.Entries) > 5 {
-			t.Fatalf("step %d has %d sequences, max_num_seqs is 5", steps, len(b.Entries))
-		}
-		if b.Tokens > 300 {
-			t.Fatalf("step %d has %d tokens, max_num_batched_tokens is 300", steps, b.Tokens)
-		}
-		e.Complete(b)
-		steps++
-		if steps > 10000 {
-			t.Fatal("engine did not drain")
-		}
-	}
-	st := e.Stats()
-	if st.FinishedSeqs != 20 || st.GeneratedTokens != 160 {
-		t.Fatalf("finished %d generated %d, want 20 and 160", st.FinishedSeqs, st.GeneratedTokens)
-	}
-	if st.KVUsage != 0 {
-		t.Fatalf("KV usage %v after draining, want 0", st.KVUsage)
-	}
-}
-
 // A long prompt arriving while others decode is prefilled in chunks, so no
 // decode waits longer than a step whose tokens fit the budget.
 func TestChunkedPrefillKeepsDecodesMoving(t *testing.T) {
 	const budget = 2048
 	p := h100Llama3_8B
 	worstGap := func(chunked bool) time.Duration {
-		e := defaultEngine(t, func(c *EngineConfig) {
+		e := defaultEngine(t, func(c *engine.Config) {
 			c.MaxNumBatchedTokens = budget
 			if !chunked {
 				c.MaxNumBatchedTokens = 32768
@@ -139,36 +112,11 @@ func TestPrefixCacheHitsAndReset(t *testing.T) {
 	}
 }
 
-// Evicted blocks are the least recently freed: a prompt that was used
-// recently survives pressure that evicts an older one.
-func TestPrefixCacheLRU(t *testing.T) {
-	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 100 })
-	run := func(p []int32) int64 {
-		before := e.Stats().PrefixHitTokens
-		s := NewSeq(0, p, 1)
-		e.Add(s)
-		for !e.Idle() {
-			e.Complete(e.Schedule())
-		}
-		return e.Stats().PrefixHitTokens - before
-	}
-	old, recent, filler := wordsPrompt(1, 640), wordsPrompt(2, 640), wordsPrompt(3, 480)
-	run(old)
-	run(recent)
-	run(filler) // needs 30 blocks: 20 free never-hashed, then evicts from old
-	if h := run(recent); h != 624 {
-		t.Fatalf("recent prompt hit %d tokens, want 624", h)
-	}
-	if h := run(old); h == 624 {
-		t.Fatalf("old prompt fully hit; LRU should have evicted part of it")
-	}
-}
-
 // When blocks run out, the most recently admitted running sequence is
 // preempted and recomputed later; requests queue and latency suffers.
 func TestKVExhaustionPreempts(t *testing.T) {
-	run := func(blocks int) (*vrun, *Engine) {
-		e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = blocks })
+	run := func(blocks int) (*vrun, *engine.Engine) {
+		e := defaultEngine(t, func(c *engine.Config) { c.NumBlocks = blocks })
 		v := newVRun(e)
 		for i := range 64 {
 			v.add(&vreq{arrive: time.Duration(i) * time.Millisecond, prompt: wordsPrompt(i, 1000), out: 500})
@@ -202,20 +150,4 @@ func TestKVExhaustionPreempts(t *testing.T) {
 	}
 	t.Logf("preemptions %d, steps with a queue %d vs %d, median E2E %v vs %v",
 		se.Stats().Preemptions, small.stepsWaiting(), large.stepsWaiting(), e2e(small), e2e(large))
-}
-
-func TestPreemptionVictimIsLastAdmitted(t *testing.T) {
-	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 10; c.BlockSize = 4; c.PrefixCaching = false })
-	a, b := NewSeq(1, wordsPrompt(1, 16), 20), NewSeq(2, wordsPrompt(2, 16), 20)
-	e.Add(a)
-	e.Add(b)
-	for a.Generated() < 6 {
-		e.Complete(e.Schedule())
-	}
-	if b.Preemptions() == 0 || a.Preemptions() != 0 {
-		t.Fatalf("preemptions a=%d b=%d, want only b (the later admission)", a.Preemptions(), b.Preemptions())
-	}
-	if e.waiting[0] != b {
-		t.Fatal("the victim is not at the front of the waiting queue")
-	}
 }

@@ -38,27 +38,6 @@ func Example() {
 	// Output: 200 4 4 length
 }
 
-// The engine core runs in virtual time: the default profile's idle TTFT and
-// TPOT for 1024 input and 256 output tokens (Llama 3.1 8B on an H100).
-func ExampleEngine() {
-	p, _ := vllmsim.Profile("default")
-	eng, _ := vllmsim.NewEngine(vllmsim.EngineConfig{MaxNumSeqs: 256, MaxNumBatchedTokens: 8192,
-		BlockSize: 16, NumBlocks: 30000, PrefixCaching: true, Profile: p})
-	seq := vllmsim.NewSeq(1, make([]int32, 1024), 256)
-	eng.Add(seq)
-	var now, first time.Duration
-	for !seq.Done() {
-		b := eng.Schedule()
-		now += b.Duration
-		eng.Complete(b)
-		if seq.Generated() == 1 && first == 0 {
-			first = now
-		}
-	}
-	fmt.Println("TTFT", first, "TPOT", ((now - first) / 255).Round(time.Microsecond))
-	// Output: TTFT 26.840172ms TPOT 7.461ms
-}
-
 // Serving on a port with vLLM's own flags, until the context ends.
 func ExampleListenAndServe() {
 	cfg, err := vllmsim.ParseServeArgs([]string{"serve", "Qwen/Qwen3-8B", "--port", "0", "--max-num-seqs", "64"})

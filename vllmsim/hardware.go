@@ -2,80 +2,14 @@ package vllmsim
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
-// Defaults of the simulated hardware.
-const (
-	DefaultGPUMemoryUtilization = 0.9 // vLLM's default
-	// nonTorchReserve is the memory vLLM's profiling finds outside PyTorch's
-	// allocator (CUDA context, cuBLAS workspaces): 0.35 GiB for
-	// Llama-3.1-8B on one H100. Tensor parallelism adds NCCL's and the
-	// custom all-reduce's buffers, about 0.5 GiB.
-	nonTorchReserve   = 0.4 * gib
-	tensorParallelAdd = 0.5 * gib
-)
+// DefaultGPUMemoryUtilization is vLLM's default --gpu-memory-utilization.
+const DefaultGPUMemoryUtilization = 0.9
 
-// kvSizing is how the KV cache was sized from the GPU's memory, per GPU, in
-// bytes, as vLLM's start-up log reports it.
-type kvSizing struct {
-	Budget     float64 // memory × --gpu-memory-utilization
-	Weights    float64 // this GPU's share of the weights
-	Activation float64 // peak activations of a max_num_batched_tokens step, and the sampler's logits
-	NonTorch   float64
-	Available  float64 // Budget − Weights − Activation − NonTorch: the KV cache
-	PerToken   float64 // KV bytes a token takes on this GPU
-	Blocks     int
-}
-
-// sizeKVCache sizes the KV cache as vLLM does at start-up: what remains of
-// the GPU's memory × utilization once the weights, the peak activations of
-// a profiling run and the memory outside PyTorch are taken, in blocks of
-// blockSize tokens. The activation estimate, max_num_batched_tokens ×
-// (hidden + 2 × intermediate ÷ TP) 16-bit values held twice (input and
-// output of the widest GEMM) plus max_num_seqs × vocab FP32 logits, gives
-// 1.49 GiB for Llama-3.1-8B at 8192 tokens and 1024 sequences, where vLLM
-// logged 1.24 GiB; the KV cache then comes within 0.5% of the 447,088
-// tokens it logged (TestKVCacheSizingAgainstVLLMLogs).
-func sizeKVCache(g GPU, m ModelShape, tp int, util, kvBytes float64, blockSize, maxTokens, maxSeqs int) kvSizing {
-	k := kvSizing{Budget: g.Memory * util, Weights: m.WeightBytes() / float64(tp), NonTorch: nonTorchReserve,
-		PerToken: m.KVBytesPerToken(tp, kvBytes)}
-	if tp > 1 {
-		k.NonTorch += tensorParallelAdd
-	}
-	inter := m.Intermediate
-	if m.Experts > 0 {
-		inter = m.ActiveExperts*m.ExpertIntermediate + m.SharedIntermediate
-	}
-	k.Activation = float64(maxTokens)*float64(m.Hidden+2*inter/tp)*2*2 + float64(maxSeqs)*float64(m.Vocab)*4
-	k.Available = k.Budget - k.Weights - k.Activation - k.NonTorch
-	if k.Available > 0 {
-		k.Blocks = int(k.Available / (k.PerToken * float64(blockSize)))
-	}
-	return k
-}
-
-// kvElementBytes maps --kv-cache-dtype to bytes per element.
-func kvElementBytes(dtype string) (float64, error) {
-	switch strings.ToLower(dtype) {
-	case "", "auto", "bfloat16", "float16", "half":
-		return 2, nil
-	case "fp8", "fp8_e4m3", "fp8_e5m2":
-		return 1, nil
-	}
-	return 0, fmt.Errorf("vllmsim: --kv-cache-dtype %q is not modelled (auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)", dtype)
-}
-
-// quantizationBits maps --quantization to the weights' bits.
-func quantizationBits(q string) (int, error) {
-	switch strings.ToLower(q) {
-	case "fp8":
-		return 8, nil
-	case "awq", "awq_marlin", "gptq", "gptq_marlin":
-		return 4, nil
-	}
-	return 0, fmt.Errorf("vllmsim: --quantization %q is not modelled (fp8, awq, gptq)", q)
-}
+const gib = engine.GiB
 
 // Performance modes (--performance-mode).
 const (
@@ -91,9 +25,9 @@ const (
 // throughput mode; the token budget raised to max_model_len when chunked
 // prefill is off, and capped at max_num_seqs × max_model_len; max_num_seqs
 // capped at the token budget.
-func (c *Config) batchDefaults(g GPU) {
+func (c *Config) batchDefaults(g engine.GPU) {
 	tokens, seqs := 2048, 256
-	if g.largeBatchDefaults() {
+	if g.LargeBatchDefaults() {
 		tokens, seqs = 8192, 1024
 	}
 	setTokens, setSeqs := c.MaxNumBatchedTokens == 0, c.MaxNumSeqs == 0
@@ -126,7 +60,7 @@ func (c *Config) resolveHardware() error {
 		// idle TTFT is a third of the published one: docs/simulator.md).
 		c.ProfileName = LegacyDefaultProfile
 	}
-	if _, handFit := profiles[c.ProfileName]; handFit && c.GPU == "" && c.Profile == (StepProfile{}) {
+	if engine.HandFit(c.ProfileName) && c.GPU == "" && c.Profile == (engine.StepProfile{}) {
 		// A hand-fit profile named without a GPU keeps its limits too: the
 		// names stay for reproducibility.
 		if c.MaxNumSeqs == 0 {
@@ -139,7 +73,7 @@ func (c *Config) resolveHardware() error {
 	if c.GPU == "" {
 		c.GPU = DefaultGPU
 	}
-	g, err := LookupGPU(c.GPU)
+	g, err := engine.LookupGPU(c.GPU)
 	if err != nil {
 		return err
 	}
@@ -170,17 +104,17 @@ func (c *Config) resolveHardware() error {
 	default:
 		return fmt.Errorf("vllmsim: --performance-mode must be balanced, interactivity or throughput, got %q", c.PerformanceMode)
 	}
-	kvBytes, err := kvElementBytes(c.KVCacheDType)
+	kvBytes, err := engine.KVElementBytes(c.KVCacheDType)
 	if err != nil {
 		return err
 	}
-	shape, shapeErr := LookupModel(c.Model)
+	shape, shapeErr := engine.LookupModel(c.Model)
 	if shapeErr == nil && c.Quantization != "" {
-		if shape.WeightBits, err = quantizationBits(c.Quantization); err != nil {
+		if shape.WeightBits, err = engine.QuantizationBits(c.Quantization); err != nil {
 			return err
 		}
 	}
-	named := (c.ProfileName != "" && c.ProfileName != DefaultProfile) || c.Profile != (StepProfile{})
+	named := (c.ProfileName != "" && c.ProfileName != engine.DefaultProfile) || c.Profile != (engine.StepProfile{})
 	if shapeErr != nil && !named {
 		return shapeErr
 	}
@@ -196,11 +130,11 @@ func (c *Config) resolveHardware() error {
 		return fmt.Errorf("vllmsim: --max-num-batched-tokens %d is smaller than --max-model-len %d, which chunked prefill "+
 			"being off requires (no prompt longer than the budget could run); raise one or lower the other", c.MaxNumBatchedTokens, c.MaxModelLen)
 	}
-	if c.Profile == (StepProfile{}) {
+	if c.Profile == (engine.StepProfile{}) {
 		if named {
-			c.Profile, err = Profile(c.ProfileName)
+			c.Profile, err = engine.Profile(c.ProfileName)
 		} else {
-			c.Profile, err = rooflineProfile(g, shape, c.TensorParallelSize, kvBytes)
+			c.Profile, err = engine.RooflineProfile(g, shape, c.TensorParallelSize, kvBytes)
 		}
 		if err != nil {
 			return err
@@ -210,7 +144,7 @@ func (c *Config) resolveHardware() error {
 	if c.NumGPUBlocks == 0 {
 		c.NumGPUBlocks = DefaultNumGPUBlocks
 		if known {
-			k := sizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize,
+			k := engine.SizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize,
 				c.MaxNumBatchedTokens, c.MaxNumSeqs)
 			if k.Blocks <= 0 {
 				return fmt.Errorf("vllmsim: %s does not fit %d×%s at --gpu-memory-utilization %g: %.1f GiB of weights and %.1f GiB "+
@@ -224,8 +158,8 @@ func (c *Config) resolveHardware() error {
 }
 
 // engineConfig is the engine core that serves c (defaults filled).
-func (c Config) engineConfig() EngineConfig {
-	return EngineConfig{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens, BlockSize: c.BlockSize,
+func (c Config) engineConfig() engine.Config {
+	return engine.Config{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens, BlockSize: c.BlockSize,
 		NumBlocks: c.NumGPUBlocks, PrefixCaching: !c.DisablePrefixCaching, DisableChunkedPrefill: c.DisableChunkedPrefill,
 		Profile: c.Profile}
 }
@@ -247,14 +181,14 @@ func Describe(cfg Config) ([]string, error) {
 		fmt.Sprintf("max_model_len %d, max_num_seqs %d, max_num_batched_tokens %d, chunked prefill %s, performance mode %s",
 			c.MaxModelLen, c.MaxNumSeqs, c.MaxNumBatchedTokens, chunked, c.PerformanceMode),
 	}
-	g, _ := LookupGPU(c.GPU)
-	shape, merr := LookupModel(c.Model)
-	kvBytes, _ := kvElementBytes(c.KVCacheDType)
+	g, _ := engine.LookupGPU(c.GPU)
+	shape, merr := engine.LookupModel(c.Model)
+	kvBytes, _ := engine.KVElementBytes(c.KVCacheDType)
 	if merr == nil {
 		if c.Quantization != "" {
-			shape.WeightBits, _ = quantizationBits(c.Quantization)
+			shape.WeightBits, _ = engine.QuantizationBits(c.Quantization)
 		}
-		k := sizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize, c.MaxNumBatchedTokens, c.MaxNumSeqs)
+		k := engine.SizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize, c.MaxNumBatchedTokens, c.MaxNumSeqs)
 		lines = append(lines, fmt.Sprintf("total_gpu_memory (%.2fGiB) x gpu_memory_utilization (%.2f) = %.2fGiB; model weights take %.2fGiB; "+
 			"non_torch_memory takes %.2fGiB; activation peak takes %.2fGiB; the rest for the KV cache is %.2fGiB (%.0f bytes a token)",
 			g.Memory/gib, c.GPUMemoryUtilization, k.Budget/gib, k.Weights/gib, k.NonTorch/gib, k.Activation/gib, k.Available/gib, k.PerToken))
@@ -276,8 +210,8 @@ const (
 // name), so that a test may serve any name; with a GPU named, the roofline
 // needs the model's shape and an unknown one is an error.
 func (c *Config) namesNoHardware() bool {
-	_, unknown := LookupModel(c.Model)
-	return c.ProfileName == "" && c.Profile == (StepProfile{}) && c.GPU == "" &&
+	_, unknown := engine.LookupModel(c.Model)
+	return c.ProfileName == "" && c.Profile == (engine.StepProfile{}) && c.GPU == "" &&
 		(c.Model == "" || c.Model == DefaultModel || unknown != nil) && c.TensorParallelSize <= 1 &&
 		c.Quantization == "" && (c.KVCacheDType == "" || c.KVCacheDType == "auto")
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 func resolved(t *testing.T, c Config) Config {
@@ -127,7 +129,7 @@ func TestHardwareFlagsTakeEffect(t *testing.T) {
 		t.Errorf("KV blocks: base %d, TP 2 %d, FP8 weights %d, FP8 KV %d, 0.7 utilization %d",
 			base.NumGPUBlocks, tp2.NumGPUBlocks, fp8.NumGPUBlocks, kv8.NumGPUBlocks, half.NumGPUBlocks)
 	}
-	decode := StepShape{Tokens: 8, Seqs: 8, Sampled: 8, ContextTokens: 8000}
+	decode := engine.StepShape{Tokens: 8, Seqs: 8, Sampled: 8, ContextTokens: 8000}
 	tb, t2, t8 := base.Profile.StepTime(decode), tp2.Profile.StepTime(decode), fp8.Profile.StepTime(decode)
 	if !(t2 < tb && t8 < tb) {
 		t.Errorf("decode step %v; with TP 2 %v, FP8 %v: both should be faster", tb, t2, t8)
@@ -182,8 +184,8 @@ func TestHardwareErrors(t *testing.T) {
 func TestChunkedPrefillOff(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		e := configEngine(t, Config{MaxNumBatchedTokens: 1000, MaxModelLen: 1000, DisableChunkedPrefill: off})
-		e.Add(NewSeq(1, wordsPrompt(1, 600), 2))
-		e.Add(NewSeq(2, wordsPrompt(2, 600), 2))
+		e.Add(engine.NewSeq(1, wordsPrompt(1, 600), 2))
+		e.Add(engine.NewSeq(2, wordsPrompt(2, 600), 2))
 		b := e.Schedule()
 		want := []int{600, 400}
 		if off {

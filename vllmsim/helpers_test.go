@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/engine"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -158,7 +159,7 @@ func textPrompt(salt string, words int) string {
 }
 
 // fastProfile is a profile with short, known steps for tests over HTTP.
-var fastProfile = StepProfile{Name: "test-fast", Fixed: 2 * time.Millisecond, PerToken: time.Microsecond}
+var fastProfile = engine.StepProfile{Name: "test-fast", Fixed: 2 * time.Millisecond, PerToken: time.Microsecond}
 
 func metricValue(fams map[string]*dto.MetricFamily, name string) float64 { return value(fams, name) }
 

@@ -3,6 +3,8 @@ package vllmsim
 import (
 	"sync"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // stream is one request's link between the engine loop and its HTTP
@@ -10,7 +12,7 @@ import (
 // from the count, so a slow client never holds the engine up and needs no
 // buffer beyond the count.
 type stream struct {
-	seq          *Seq
+	seq          *engine.Seq
 	arrival      time.Time
 	notify       chan struct{} // capacity 1: "something changed"
 	mu           sync.Mutex
@@ -43,13 +45,13 @@ func (st *stream) signal() {
 // next step and the pace over many steps matches the model.
 type loop struct {
 	mu      sync.Mutex // guards eng
-	eng     *Engine
+	eng     *engine.Engine
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 	metrics *metrics
 	now     func() time.Time
-	fresh   []*Seq
+	fresh   []*engine.Seq
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -71,7 +73,7 @@ func (l *loop) submit(st *stream) {
 
 func (l *loop) abort(st *stream) {
 	l.mu.Lock()
-	finished := st.seq.done || st.seq.aborted
+	finished := st.seq.Finished()
 	l.eng.Abort(st.seq)
 	l.mu.Unlock()
 	if !finished {
@@ -127,13 +129,13 @@ func (l *loop) run() {
 		emitted := l.eng.Complete(b)
 		at := l.now()
 		for _, s := range emitted {
-			st := s.owner
+			st := s.Owner.(*stream)
 			if st == nil {
 				continue
 			}
 			st.mu.Lock()
-			st.produced = s.out
-			st.done = s.done
+			st.produced = s.Generated()
+			st.done = s.Done()
 			first := st.firstAt.IsZero()
 			prev := st.lastAt
 			if first {

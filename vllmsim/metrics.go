@@ -3,6 +3,7 @@ package vllmsim
 import (
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/engine"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -56,14 +57,14 @@ type metrics struct {
 	genHist      prometheus.Histogram
 }
 
-func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metrics {
+func newMetrics(model string, maxModelLen int, stats func() engine.Stats) *metrics {
 	labels := prometheus.Labels{"model_name": model}
 	m := &metrics{reg: prometheus.NewRegistry()}
-	gauge := func(name, help string, f func(EngineStats) float64) prometheus.Collector {
+	gauge := func(name, help string, f func(engine.Stats) float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { return f(stats()) })
 	}
-	counter := func(name, help string, f func(EngineStats) float64) prometheus.Collector {
+	counter := func(name, help string, f func(engine.Stats) float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels},
 			func() float64 { return f(stats()) })
 	}
@@ -82,21 +83,21 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 	m.genHist = hist("vllm:request_generation_tokens", "Number of generation tokens processed.", build125Buckets(maxModelLen))
 	m.reg.MustRegister(
 		gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
-			func(s EngineStats) float64 { return float64(s.Running) }),
+			func(s engine.Stats) float64 { return float64(s.Running) }),
 		gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
-			func(s EngineStats) float64 { return float64(s.Waiting) }),
+			func(s engine.Stats) float64 { return float64(s.Waiting) }),
 		gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
-			func(s EngineStats) float64 { return s.KVUsage }),
+			func(s engine.Stats) float64 { return s.KVUsage }),
 		// New requests only: a preempted request's lookup when it resumes
 		// is not exported, as in vLLM (see EngineStats).
 		counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.",
-			func(s EngineStats) float64 { return float64(s.PrefixQueryTokens) }),
+			func(s engine.Stats) float64 { return float64(s.PrefixQueryTokens) }),
 		counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.",
-			func(s EngineStats) float64 { return float64(s.PrefixHitTokens) }),
+			func(s engine.Stats) float64 { return float64(s.PrefixHitTokens) }),
 		counter("vllm:num_preemptions_total", "Cumulative number of preemptions from the engine.",
-			func(s EngineStats) float64 { return float64(s.Preemptions) }),
+			func(s engine.Stats) float64 { return float64(s.Preemptions) }),
 		counter("vllm:generation_tokens_total", "Number of generation tokens processed.",
-			func(s EngineStats) float64 { return float64(s.GeneratedTokens) }),
+			func(s engine.Stats) float64 { return float64(s.GeneratedTokens) }),
 		m.promptTokens, m.success, m.ttft, m.itl, m.e2e, m.queue, m.promptHist, m.genHist,
 	)
 	// Zero series, as vLLM exposes one per finish reason; "error" is a
@@ -109,10 +110,10 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 
 // stepStarted records the queue time of sequences scheduled for the first
 // time.
-func (m *metrics) stepStarted(now time.Time, admitted []*Seq) {
+func (m *metrics) stepStarted(now time.Time, admitted []*engine.Seq) {
 	for _, s := range admitted {
-		if s.owner != nil {
-			m.queue.Observe(now.Sub(s.owner.arrival).Seconds())
+		if st, ok := s.Owner.(*stream); ok {
+			m.queue.Observe(now.Sub(st.arrival).Seconds())
 		}
 	}
 }
@@ -122,14 +123,14 @@ func (m *metrics) stepStarted(now time.Time, admitted []*Seq) {
 func (m *metrics) token(st *stream, first bool, at, prev time.Time) {
 	if first {
 		m.ttft.Observe(at.Sub(st.arrival).Seconds())
-		m.promptTokens.Add(float64(len(st.seq.prompt)))
+		m.promptTokens.Add(float64(st.seq.PromptLen()))
 	} else {
 		m.itl.Observe(at.Sub(prev).Seconds())
 	}
-	if st.seq.done {
+	if st.seq.Done() {
 		m.e2e.Observe(at.Sub(st.arrival).Seconds())
-		m.promptHist.Observe(float64(len(st.seq.prompt)))
-		m.genHist.Observe(float64(st.seq.out))
+		m.promptHist.Observe(float64(st.seq.PromptLen()))
+		m.genHist.Observe(float64(st.seq.Generated()))
 		m.success.WithLabelValues(st.finishReason).Inc()
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // A KV cache of 300 blocks (4800 tokens) under 1024-in/256-out requests at
@@ -15,7 +17,7 @@ import (
 // of its own prompt blocks still cached. Those hits must not count as
 // prefix-cache hits: every prompt is unique, so the exported rate is 0.
 func TestPreemptedLookupsAreNotPrefixHits(t *testing.T) {
-	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 300 })
+	e := defaultEngine(t, func(c *engine.Config) { c.NumBlocks = 300 })
 	v := newVRun(e)
 	rng := rand.New(rand.NewPCG(1, 7))
 	at := time.Duration(0)
@@ -46,8 +48,8 @@ func TestPreemptedLookupsAreNotPrefixHits(t *testing.T) {
 // A sequence's cached tokens are fixed at its first scheduling: the hits of
 // its recompute after a preemption do not change them.
 func TestCachedTokensFixedAtFirstScheduling(t *testing.T) {
-	e := defaultEngine(t, func(c *EngineConfig) { c.NumBlocks = 20; c.BlockSize = 4 })
-	a, b := NewSeq(1, wordsPrompt(1, 32), 40), NewSeq(2, wordsPrompt(2, 32), 40)
+	e := defaultEngine(t, func(c *engine.Config) { c.NumBlocks = 20; c.BlockSize = 4 })
+	a, b := engine.NewSeq(1, wordsPrompt(1, 32), 40), engine.NewSeq(2, wordsPrompt(2, 32), 40)
 	e.Add(a)
 	e.Add(b)
 	for !e.Idle() {
@@ -60,7 +62,7 @@ func TestCachedTokensFixedAtFirstScheduling(t *testing.T) {
 	if a.CachedTokens() != 0 || b.CachedTokens() != 0 {
 		t.Fatalf("cached tokens a=%d b=%d, want 0 and 0 (fixed when first scheduled)", a.CachedTokens(), b.CachedTokens())
 	}
-	c := NewSeq(3, wordsPrompt(2, 32), 1) // b's prompt, the last one run: 7 full blocks hit (the last token is computed)
+	c := engine.NewSeq(3, wordsPrompt(2, 32), 1) // b's prompt, the last one run: 7 full blocks hit (the last token is computed)
 	e.Add(c)
 	for !e.Idle() {
 		e.Complete(e.Schedule())
@@ -73,7 +75,7 @@ func TestCachedTokensFixedAtFirstScheduling(t *testing.T) {
 // Over HTTP: unique prompts on a small cache preempt, and /metrics shows no
 // prefix hits; a repeated identical prompt does show them.
 func TestExportedPrefixHitsUnderPreemption(t *testing.T) {
-	prof := StepProfile{Name: "kv", Fixed: time.Millisecond, PerToken: 2 * time.Microsecond}
+	prof := engine.StepProfile{Name: "kv", Fixed: time.Millisecond, PerToken: 2 * time.Microsecond}
 	s := start(t, Config{Profile: prof, NumGPUBlocks: 200, MaxModelLen: 1024})
 	var wg sync.WaitGroup
 	for i := range 24 {

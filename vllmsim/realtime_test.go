@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // Idle timing over real HTTP: 1024 in / 256 out with the h100-llama3-8b
@@ -81,7 +83,7 @@ func TestPrefixCachingOverHTTP(t *testing.T) {
 
 // A KV cache too small for the load preempts, queues and slows requests.
 func TestKVExhaustionOverHTTP(t *testing.T) {
-	prof := StepProfile{Name: "kv", Fixed: time.Millisecond, PerToken: 2 * time.Microsecond}
+	prof := engine.StepProfile{Name: "kv", Fixed: time.Millisecond, PerToken: 2 * time.Microsecond}
 	run := func(blocks int) (e2e time.Duration, preempt, maxWaiting float64) {
 		s := start(t, Config{Profile: prof, NumGPUBlocks: blocks, MaxModelLen: 1024})
 		var wg sync.WaitGroup
@@ -143,7 +145,7 @@ func TestClosedVersusOpenOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 6 s of real time")
 	}
-	prof := StepProfile{Name: "knee", Fixed: 4 * time.Millisecond}
+	prof := engine.StepProfile{Name: "knee", Fixed: 4 * time.Millisecond}
 	cfg := Config{Profile: prof, MaxNumSeqs: 4}
 	body := func(i int) map[string]any {
 		return map[string]any{"prompt": textPrompt("cv"+string(rune('a'+i%26))+string(rune('a'+i/26%26)), 8), "max_tokens": 20, "ignore_eos": true}

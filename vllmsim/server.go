@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // Server is a simulated vLLM server listening on a loopback port, used as an
@@ -47,13 +49,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := NewEngine(c.engineConfig())
+	eng, err := engine.New(c.engineConfig())
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1)}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
-	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() EngineStats {
+	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()
 		return s.loop.eng.Stats()
@@ -188,7 +190,7 @@ func (s *Server) Close() {
 }
 
 // Stats returns the engine's totals and gauges.
-func (s *Server) Stats() EngineStats {
+func (s *Server) Stats() engine.Stats {
 	s.loop.mu.Lock()
 	defer s.loop.mu.Unlock()
 	return s.loop.eng.Stats()

@@ -164,7 +164,7 @@ func (o *streamOut) cut() {
 // it had already finished.
 func (l *loop) abortAs(st *stream, reason string) {
 	l.mu.Lock()
-	finished := st.seq.done || st.seq.aborted
+	finished := st.seq.Finished()
 	l.eng.Abort(st.seq)
 	l.mu.Unlock()
 	if !finished {

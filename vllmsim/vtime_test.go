@@ -3,6 +3,8 @@ package vllmsim
 import (
 	"sort"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // vreq is one request of a virtual-time run.
@@ -10,7 +12,7 @@ type vreq struct {
 	arrive      time.Duration
 	prompt      []int32
 	out         int
-	seq         *Seq
+	seq         *engine.Seq
 	first, last time.Duration
 	tokenTimes  []time.Duration
 }
@@ -29,7 +31,7 @@ func (r *vreq) tpot() time.Duration {
 // return nil when there is none yet (closed loop) or no more. done is told
 // of each finished request at its finish time.
 type vrun struct {
-	eng      *Engine
+	eng      *engine.Engine
 	now      time.Duration
 	pending  []*vreq // sorted by arrival
 	finished []*vreq
@@ -41,7 +43,7 @@ type vrun struct {
 	waitingAt []int
 }
 
-func newVRun(eng *Engine) *vrun { return &vrun{eng: eng, byID: map[uint64]*vreq{}} }
+func newVRun(eng *engine.Engine) *vrun { return &vrun{eng: eng, byID: map[uint64]*vreq{}} }
 
 func (v *vrun) add(r *vreq) {
 	i := sort.Search(len(v.pending), func(i int) bool { return v.pending[i].arrive > r.arrive })
@@ -56,7 +58,7 @@ func (v *vrun) run(until time.Duration) {
 		for len(v.pending) > 0 && v.pending[0].arrive <= v.now {
 			r := v.pending[0]
 			v.pending = v.pending[1:]
-			r.seq = NewSeq(v.nextID, r.prompt, r.out)
+			r.seq = engine.NewSeq(v.nextID, r.prompt, r.out)
 			v.byID[v.nextID] = r
 			v.nextID++
 			v.eng.Add(r.seq)
@@ -106,13 +108,13 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func defaultEngine(tb interface{ Fatal(...any) }, mod func(*EngineConfig)) *Engine {
-	c := EngineConfig{MaxNumSeqs: DefaultMaxNumSeqs, MaxNumBatchedTokens: DefaultMaxNumBatchedTokens,
+func defaultEngine(tb interface{ Fatal(...any) }, mod func(*engine.Config)) *engine.Engine {
+	c := engine.Config{MaxNumSeqs: DefaultMaxNumSeqs, MaxNumBatchedTokens: DefaultMaxNumBatchedTokens,
 		BlockSize: DefaultBlockSize, NumBlocks: DefaultNumGPUBlocks, PrefixCaching: true, Profile: h100Llama3_8B}
 	if mod != nil {
 		mod(&c)
 	}
-	e, err := NewEngine(c)
+	e, err := engine.New(c)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -129,3 +131,12 @@ func (v *vrun) stepsWaiting() int {
 	}
 	return n
 }
+
+// h100Llama3_8B is the hand-fit profile of the default server.
+var h100Llama3_8B = func() engine.StepProfile {
+	p, err := engine.Profile(LegacyDefaultProfile)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()

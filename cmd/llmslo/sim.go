@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 func init() {
@@ -99,6 +100,6 @@ known models (any organisation, with -Instruct, -FP8, … suffixes):
   %s
 `, vllmsim.DefaultModel, vllmsim.DefaultHost, vllmsim.DefaultPort, hostEnv, vllmsim.DefaultGPUMemoryUtilization,
 		vllmsim.DefaultMaxModelLen, vllmsim.DefaultMaxNumSeqs, vllmsim.DefaultMaxNumBatchedTokens, vllmsim.DefaultBlockSize,
-		strings.Join(vllmsim.GPUNames(), ", "), vllmsim.DefaultGPU, strings.Join(vllmsim.ProfileNames(), ", "),
-		strings.Join(vllmsim.KnownModels(), ", "))
+		strings.Join(engine.GPUNames(), ", "), vllmsim.DefaultGPU, strings.Join(engine.ProfileNames(), ", "),
+		strings.Join(engine.KnownModels(), ", "))
 }

@@ -1,4 +1,4 @@
-package vllmsim
+package engine
 
 // kvCache is the paged KV cache: a fixed number of blocks of blockSize
 // tokens, reference counted, with a prefix cache that maps a chained block
@@ -176,6 +176,15 @@ func (c *kvCache) reset() {
 // blockHashes returns the chained hashes of the full blocks of tokens:
 // hash_i = H(hash_{i−1}, tokens of block i), FNV-1a over the parent hash and
 // the token ids, so equal prefixes give equal hashes and nothing else does.
+// TokenHash is the FNV-1a hash of a token sequence.
+func TokenHash(p []int32) uint64 {
+	h := uint64(fnvOffset)
+	for _, t := range p {
+		h = fnvMix32(h, uint32(t))
+	}
+	return h
+}
+
 func blockHashes(tokens []int32, blockSize int) []uint64 {
 	n := len(tokens) / blockSize
 	out := make([]uint64, n)

@@ -1,4 +1,4 @@
-package vllmsim
+package engine
 
 import (
 	"fmt"
@@ -96,9 +96,9 @@ func GPUNames() []string {
 	return names
 }
 
-// largeBatchDefaults reports whether vLLM serves with its larger batch
+// LargeBatchDefaults reports whether vLLM serves with its larger batch
 // defaults on g: device memory of at least 70 GiB and not an A100
 // (get_batch_defaults in vllm/engine/arg_utils.py).
-func (g GPU) largeBatchDefaults() bool {
+func (g GPU) LargeBatchDefaults() bool {
 	return g.Memory >= 70*gib && g.Name != "a100"
 }

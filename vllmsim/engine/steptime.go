@@ -1,4 +1,4 @@
-package vllmsim
+package engine
 
 import (
 	"fmt"
@@ -152,7 +152,7 @@ func Profile(name string) (StepProfile, error) {
 	if name == "" || name == DefaultProfile {
 		g, _ := LookupGPU(DefaultGPU)
 		m, _ := LookupModel(DefaultModel)
-		return rooflineProfile(g, m, 1, 2)
+		return RooflineProfile(g, m, 1, 2)
 	}
 	p, ok := profiles[name]
 	if !ok {
@@ -161,13 +161,19 @@ func Profile(name string) (StepProfile, error) {
 	return p, nil
 }
 
-// rooflineProfile is the calibrated roofline model of m on tp GPUs g.
-func rooflineProfile(g GPU, m ModelShape, tp int, kvBytes float64) (StepProfile, error) {
+// RooflineProfile is the calibrated roofline model of m on tp GPUs g.
+func RooflineProfile(g GPU, m ModelShape, tp int, kvBytes float64) (StepProfile, error) {
 	r, err := NewRoofline(g, m, tp, kvBytes, CalibratedEfficiency)
 	if err != nil {
 		return StepProfile{}, err
 	}
 	return StepProfile{Name: fmt.Sprintf("roofline %s on %d×%s", m.Name, tp, g.Name), Roofline: r}, nil
+}
+
+// HandFit reports whether name is one of the hand-fit linear profiles.
+func HandFit(name string) bool {
+	_, ok := profiles[name]
+	return ok
 }
 
 // ProfileNames lists the profile names --profile takes, sorted.

@@ -1,12 +1,12 @@
-package vllmsim
+package engine
 
 import (
 	"fmt"
 	"time"
 )
 
-// EngineConfig sizes the engine core.
-type EngineConfig struct {
+// Config sizes the engine core.
+type Config struct {
 	MaxNumSeqs          int  // most sequences in one step
 	MaxNumBatchedTokens int  // most tokens in one step (the chunked-prefill budget)
 	BlockSize           int  // tokens per KV block
@@ -24,17 +24,17 @@ type EngineConfig struct {
 // clock by Batch.Duration, the server sleeps it. Engine is not safe for
 // concurrent use.
 type Engine struct {
-	cfg     EngineConfig
+	cfg     Config
 	kv      *kvCache
 	waiting []*Seq // FIFO; preempted sequences go back to the front
 	running []*Seq // in admission order; the last is the preemption victim
-	stats   EngineStats
+	stats   Stats
 	batch   Batch
 	emitted []*Seq
 }
 
-// EngineStats are the engine's running totals and current gauges.
-type EngineStats struct {
+// Stats are the engine's running totals and current gauges.
+type Stats struct {
 	Running, Waiting int
 	KVUsage          float64 // 0..1
 	// PrefixQueryTokens counts the tokens that new requests looked up in
@@ -70,7 +70,8 @@ type Seq struct {
 	preemptions int
 	scheduled   bool // scheduled at least once
 	cached      int  // prompt tokens found in the prefix cache at the first scheduling
-	owner       *stream
+	// Owner is the server's handle on the sequence, for completions.
+	Owner any
 }
 
 // NewSeq makes a sequence that generates exactly outputTokens tokens (at
@@ -94,6 +95,16 @@ func (s *Seq) Preemptions() int { return s.preemptions }
 // recompute after preemption do not change it.
 func (s *Seq) CachedTokens() int { return s.cached }
 
+// Finished reports whether the sequence is done or aborted.
+func (s *Seq) Finished() bool { return s.done || s.aborted }
+
+// PromptLen is the prompt's length in tokens.
+func (s *Seq) PromptLen() int { return len(s.prompt) }
+
+// HashPrompt computes the prompt's block hashes for the prefix cache ahead
+// of Add, so that the caller can do it outside the engine's lock.
+func (s *Seq) HashPrompt(blockSize int) { s.hashes = blockHashes(s.prompt, blockSize) }
+
 func (s *Seq) total() int { return len(s.prompt) + s.out }
 
 // Batch is one step's plan.
@@ -112,8 +123,8 @@ type BatchEntry struct {
 	Tokens int
 }
 
-// NewEngine makes an engine; the configuration must be positive throughout.
-func NewEngine(cfg EngineConfig) (*Engine, error) {
+// New makes an engine; the configuration must be positive throughout.
+func New(cfg Config) (*Engine, error) {
 	if cfg.MaxNumSeqs <= 0 || cfg.MaxNumBatchedTokens <= 0 || cfg.BlockSize <= 0 || cfg.NumBlocks <= 0 {
 		return nil, fmt.Errorf("vllmsim: engine sizes must be positive: %+v", cfg)
 	}
@@ -153,7 +164,7 @@ func removeSeq(q []*Seq, s *Seq) []*Seq {
 func (e *Engine) Idle() bool { return len(e.running) == 0 && len(e.waiting) == 0 }
 
 // Stats returns the totals and the current gauges.
-func (e *Engine) Stats() EngineStats {
+func (e *Engine) Stats() Stats {
 	s := e.stats
 	s.Running, s.Waiting, s.KVUsage = len(e.running), len(e.waiting), e.kv.usage()
 	return s

@@ -1,4 +1,4 @@
-package vllmsim
+package engine
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package vllmsim
+package engine
 
 import (
 	"fmt"
@@ -199,6 +199,10 @@ func weightBitsFromName(name string) int {
 	}
 	return 16
 }
+
+// DefaultModel is the model simulated when none is named: Llama 3.1 8B's
+// shape with a 16,384-token context.
+const DefaultModel = "llmslo/sim-llama-3-8b"
 
 // LookupModel returns the shape of a model given as vLLM's --model takes it:
 // a Hugging Face name the simulator knows (see KnownModels), or a local
