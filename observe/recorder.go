@@ -41,6 +41,10 @@ type Recorder struct {
 	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
+	// clusters are the latencies again, by the second they were observed
+	// in (a request's by its intended second, a gap by the second it
+	// ended), for intervals that allow for correlated observations.
+	clusters map[report.Metric]*stats.Clusters
 
 	sent, completed, failed, unfinished, dropped int
 	canceled                                     int // by the caller: not the server's failures
@@ -79,6 +83,28 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		classes:        map[client.ErrorClass]int{},
+		clusters: map[report.Metric]*stats.Clusters{
+			report.MetricTTFT: stats.NewClusters(), report.MetricTTFTSend: stats.NewClusters(),
+			report.MetricITL: stats.NewClusters(), report.MetricTPOT: stats.NewClusters(),
+			report.MetricE2EL: stats.NewClusters(),
+		},
+	}
+}
+
+// observe records d in metric m's histogram h and in its cluster of the
+// second t falls in.
+func (r *Recorder) observe(m report.Metric, h *stats.Histogram, t time.Time, d time.Duration) {
+	h.Record(d)
+	r.clusters[m].Record(int(t.Sub(r.measureFrom)/time.Second), d)
+}
+
+// observeGaps records a stream's inter-token gaps, each in the second it
+// ended; the first gap ends gaps[0] after first.
+func (r *Recorder) observeGaps(first time.Time, gaps []time.Duration) {
+	t := first
+	for _, g := range gaps {
+		t = t.Add(g)
+		r.observe(report.MetricITL, r.itl, t, g)
 	}
 }
 
@@ -179,22 +205,20 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	r.completed++
 	ttft := o.First.Sub(o.Intended)
 	e2el := o.Last.Sub(o.Intended)
-	r.ttft.Record(ttft)
-	r.ttftSend.Record(o.First.Sub(o.Sent))
-	r.e2el.Record(e2el)
+	r.observe(report.MetricTTFT, r.ttft, o.Intended, ttft)
+	r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, o.First.Sub(o.Sent))
+	r.observe(report.MetricE2EL, r.e2el, o.Intended, e2el)
 	if o.Intended.Before(r.mid) {
 		r.ttftFirstHalf.Record(ttft)
 	} else {
 		r.ttftSecondHalf.Record(ttft)
 	}
-	for _, g := range o.ITL {
-		r.itl.Record(g)
-	}
+	r.observeGaps(o.First, o.ITL)
 	n := o.CompletionTokens
 	var tpot time.Duration
 	if n > 1 {
 		tpot = o.Last.Sub(o.First) / time.Duration(n-1)
-		r.tpot.Record(tpot)
+		r.observe(report.MetricTPOT, r.tpot, o.Intended, tpot)
 	}
 	r.inputTokens += int64(o.PromptTokens)
 	if o.CachedReported {
@@ -227,19 +251,17 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 // never left out of the histograms.
 func (r *Recorder) recordLowerBounds(o *client.Outcome, at time.Time) {
 	if o.First.IsZero() {
-		r.ttft.Record(at.Sub(o.Intended))
+		r.observe(report.MetricTTFT, r.ttft, o.Intended, at.Sub(o.Intended))
 		if !o.Sent.IsZero() {
-			r.ttftSend.Record(at.Sub(o.Sent))
+			r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, at.Sub(o.Sent))
 		}
 	} else {
-		r.ttft.Record(o.First.Sub(o.Intended))
-		r.ttftSend.Record(o.First.Sub(o.Sent))
-		for _, g := range o.ITL {
-			r.itl.Record(g)
-		}
-		r.itl.Record(at.Sub(o.Last)) // the gap still open at the bound
+		r.observe(report.MetricTTFT, r.ttft, o.Intended, o.First.Sub(o.Intended))
+		r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, o.First.Sub(o.Sent))
+		r.observeGaps(o.First, o.ITL)
+		r.observe(report.MetricITL, r.itl, at, at.Sub(o.Last)) // the gap still open at the bound
 	}
-	r.e2el.Record(at.Sub(o.Intended))
+	r.observe(report.MetricE2EL, r.e2el, o.Intended, at.Sub(o.Intended))
 }
 
 func (r *Recorder) meetsLimits(ttft, tpot, e2el time.Duration) bool {

@@ -47,6 +47,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 			report.MetricTTFT: r.ttft, report.MetricTTFTSend: r.ttftSend, report.MetricITL: r.itl,
 			report.MetricTPOT: r.tpot, report.MetricE2EL: r.e2el,
 		},
+		Clusters: r.clusters,
 	}
 	for c, n := range r.classes {
 		s.Errors[string(c)] = n

@@ -38,7 +38,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 	m := StepReport{
 		Name: first.Name, RateTarget: first.RateTarget, Arrival: first.Arrival,
 		DurationS: first.DurationS, WarmupS: first.WarmupS,
-		Errors: map[string]int{}, Histograms: map[Metric]*stats.Histogram{},
+		Errors: map[string]int{}, Histograms: map[Metric]*stats.Histogram{}, Clusters: map[Metric]*stats.Clusters{},
 		Evidence: &StepEvidence{
 			TTFTFirstHalf: stats.NewHistogram(), TTFTSecondHalf: stats.NewHistogram(),
 			SendLag: stats.NewHistogram(), BodyWrite: stats.NewHistogram(),
@@ -55,6 +55,12 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 				m.Histograms[metric] = stats.NewHistogram()
 			}
 			m.Histograms[metric].Merge(h)
+		}
+		for metric, c := range s.Clusters {
+			if m.Clusters[metric] == nil {
+				m.Clusters[metric] = stats.NewClusters()
+			}
+			m.Clusters[metric].Merge(c)
 		}
 		e := s.Evidence
 		m.Evidence.TTFTFirstHalf.Merge(e.TTFTFirstHalf)

@@ -111,8 +111,12 @@ type SLOResult struct {
 	LimitMs    float64     `json:"limit_ms,omitempty"`
 	ObservedMs float64     `json:"observed_ms,omitempty"`
 	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
-	MaxRate    float64     `json:"max_rate,omitempty"`
-	Observed   float64     `json:"observed_rate,omitempty"`
+	// DesignEffect is how many times fewer independent observations the
+	// percentile rests on than Samples, as the step's clusters show it
+	// (stats.Clusters.DesignEffect); CI95Ms allows for it. Absent when 1.
+	DesignEffect float64 `json:"design_effect,omitempty"`
+	MaxRate      float64 `json:"max_rate,omitempty"`
+	Observed     float64 `json:"observed_rate,omitempty"`
 	// CI95 is error_rate's 95% interval (Wilson score), as fractions.
 	CI95    *[2]float64 `json:"ci95,omitempty"`
 	Samples int64       `json:"samples"`
@@ -182,6 +186,10 @@ type StepReport struct {
 	// send, ITL, TPOT, E2EL), whole: a report read back (a baseline, a
 	// shard to merge) gives every percentile and interval again.
 	Histograms map[Metric]*stats.Histogram `json:"histograms,omitempty"`
+	// Clusters holds the same observations by the second they were made
+	// in, from which each latency SLO's design effect is estimated (see
+	// stats.Clusters); they merge across shards as histograms do.
+	Clusters map[Metric]*stats.Clusters `json:"clusters,omitempty"`
 	// Evidence is what the hazards were judged on besides the figures
 	// above; Shards, in a merged step, each shard's own share.
 	Evidence *StepEvidence `json:"evidence,omitempty"`

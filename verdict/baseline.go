@@ -40,7 +40,7 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
 			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
 			Paired: base.Seed == seed, Tolerance: tolerance}
-		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile)
+		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect)
 		switch {
 		case c.RatioCI95 != nil:
 			c.Regressed = c.RatioCI95[0] > 1+tolerance
@@ -55,16 +55,16 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 }
 
 // ratioInterval bounds observed/baseline for a percentile with both runs'
-// distribution-free order-statistic intervals: [lo_new/hi_base,
-// hi_new/lo_base]. It is nil when either run lacks the histogram or the
-// samples for an interval.
-func ratioInterval(st, bs *report.StepReport, m report.Metric, p float64) *[2]float64 {
+// distribution-free order-statistic intervals, each widened by its run's
+// design effect: [lo_new/hi_base, hi_new/lo_base]. It is nil when either
+// run lacks the histogram or the samples for an interval.
+func ratioInterval(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64) *[2]float64 {
 	hn, hb := st.Histogram(m), bs.Histogram(m)
 	if hn == nil || hb == nil {
 		return nil
 	}
-	nlo, nhi, ok1 := hn.QuantileCIAt(p, BaselineSideConfidence)
-	blo, bhi, ok2 := hb.QuantileCIAt(p, BaselineSideConfidence)
+	nlo, nhi, ok1 := hn.QuantileCIClustered(p, BaselineSideConfidence, deffNew)
+	blo, bhi, ok2 := hb.QuantileCIClustered(p, BaselineSideConfidence, deffBase)
 	if !ok1 || !ok2 || blo <= 0 || bhi <= 0 {
 		return nil
 	}

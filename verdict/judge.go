@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -21,7 +22,7 @@ func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult
 			out = append(out, judgeErrorRate(s, slo, strict))
 			continue
 		}
-		out = append(out, judgeLatency(s.Histograms[slo.Metric], slo, strict))
+		out = append(out, judgeLatency(s.Histograms[slo.Metric], s.Clusters[slo.Metric], slo, strict))
 	}
 	return out
 }
@@ -52,7 +53,11 @@ func judgeErrorRate(s *report.StepReport, slo SLO, strict bool) report.SLOResult
 	return res
 }
 
-func judgeLatency(h *stats.Histogram, slo SLO, strict bool) report.SLOResult {
+// judgeLatency judges a percentile with its 95% interval, widened by the
+// design effect the clusters show (nil clusters: none), so that
+// observations made together, which are not independent, do not pass for
+// more evidence than they are.
+func judgeLatency(h *stats.Histogram, cl *stats.Clusters, slo SLO, strict bool) report.SLOResult {
 	res := report.SLOResult{
 		Metric: string(slo.Metric), Percentile: slo.Percentile, LimitMs: ms(slo.Limit),
 		NeededSamples: stats.MinSamplesForCI(slo.Percentile, CIConfidence),
@@ -63,7 +68,11 @@ func judgeLatency(h *stats.Histogram, slo SLO, strict bool) report.SLOResult {
 	res.Samples = h.Count()
 	obs := h.Quantile(slo.Percentile)
 	res.ObservedMs = ms(obs)
-	lo, hi, ok := h.QuantileCI(slo.Percentile)
+	deff := cl.DesignEffect(obs)
+	if deff > 1 {
+		res.DesignEffect = math.Round(deff*100) / 100
+	}
+	lo, hi, ok := h.QuantileCIClustered(slo.Percentile, CIConfidence, deff)
 	if ok {
 		res.CI95Ms = &[2]float64{ms(lo), ms(hi)}
 		res.Conclusive = hi <= slo.Limit || lo > slo.Limit
