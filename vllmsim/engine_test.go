@@ -1,6 +1,7 @@
 package vllmsim
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -217,5 +218,34 @@ func TestPreemptionVictimIsLastAdmitted(t *testing.T) {
 	}
 	if e.waiting[0] != b {
 		t.Fatal("the victim is not at the front of the waiting queue")
+	}
+}
+
+// V0 without chunked prefill: while a waiting prompt fits, no decode runs.
+func TestPrefillFirst(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		e := defaultEngine(t, func(c *EngineConfig) {
+			c.MaxNumBatchedTokens, c.DisableChunkedPrefill, c.PrefillFirst = 2048, true, first
+		})
+		e.Add(NewSeq(0, wordsPrompt(0, 100), 50))
+		e.Complete(e.Schedule()) // prompt 0 prefilled; it decodes from now on
+		for i := 1; i <= 3; i++ {
+			e.Add(NewSeq(uint64(i), wordsPrompt(i, 1500), 10))
+		}
+		var shapes []int
+		for range 4 {
+			b := e.Schedule()
+			shapes = append(shapes, len(b.Entries))
+			e.Complete(b)
+		}
+		// Mixed (V1): each step decodes prompt 0 beside one 1,500-token
+		// prompt. Prompts first (V0): three prompt-only steps, then decodes.
+		want := []int{2, 3, 4, 4}
+		if first {
+			want = []int{1, 1, 1, 4}
+		}
+		if !slices.Equal(shapes, want) {
+			t.Errorf("prefill first %v: sequences a step %v, want %v", first, shapes, want)
+		}
 	}
 }
