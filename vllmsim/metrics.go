@@ -108,11 +108,11 @@ func newMetrics(model string, maxModelLen int, stats func() EngineStats) *metric
 }
 
 // stepStarted records the queue time of sequences scheduled for the first
-// time.
+// time: from when the engine got them, as vLLM measures it.
 func (m *metrics) stepStarted(now time.Time, admitted []*Seq) {
 	for _, s := range admitted {
 		if s.owner != nil {
-			m.queue.Observe(now.Sub(s.owner.arrival).Seconds())
+			m.queue.Observe(now.Sub(s.owner.queued).Seconds())
 		}
 	}
 }
