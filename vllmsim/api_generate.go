@@ -62,6 +62,9 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		// Hash here, not under the engine's lock.
 		st.seq.HashPrompt(s.Config.BlockSize)
 	}
+	if !s.takeIn(r, st) {
+		return
+	}
 	s.loop.submit(st)
 	defer s.loop.abort(st) // a no-op once the sequence finished
 
@@ -79,6 +82,22 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		return
 	}
 	s.writeWhole(w, r, st, req, fd, chat, id, created, h)
+}
+
+// takeIn spends the API server's time on the request (frontend.go), one
+// request after another; it reports false when the client left or the
+// server is closing meanwhile.
+func (s *Server) takeIn(r *http.Request, st *stream) bool {
+	in := s.loop.front
+	if in == nil {
+		return true
+	}
+	at := in.enter(st.arrival, st.seq.PromptLen())
+	if d := time.Until(at); d > 0 && !s.pause(r, d) {
+		s.loop.giveUp()
+		return false
+	}
+	return true
 }
 
 // faultMessage is the message of an injected error status, with the

@@ -39,6 +39,10 @@ func TestParseServeArgs(t *testing.T) {
 					len(c.IgnoredFlags) == 0
 			}},
 		{[]string{"--no-enable-chunked-prefill", "--enable-chunked-prefill"}, func(c Config) bool { return !c.DisableChunkedPrefill }},
+		{[]string{"--gpu", "h100", "--frontend-overhead", "2ms", "--frontend-per-token=3us", "--engine-v0"}, func(c Config) bool {
+			return c.FrontendOverhead == 2*time.Millisecond && c.FrontendPerToken == 3*time.Microsecond && c.EngineV0 && !c.NoFrontend
+		}},
+		{[]string{"--no-frontend"}, func(c Config) bool { return c.NoFrontend }},
 		{[]string{"--api-key", "sk-1"}, func(c Config) bool {
 			return c.APIKey == "sk-1" && !strings.Contains(fmt.Sprintf("%v %+v %#v", c, c, c), "sk-1")
 		}},
@@ -90,6 +94,8 @@ func TestParseServeArgsErrors(t *testing.T) {
 		{[]string{"--tensor-parallel-size", "3"}, "cannot be split"},
 		{[]string{"--performance-mode", "max"}, "--performance-mode"},
 		{[]string{"--enable-chunked-prefill=false"}, "takes no value"},
+		{[]string{"--frontend-overhead", "-1ms"}, "not a duration"},
+		{[]string{"--frontend-per-token", "fast"}, "not a duration"},
 	}
 	for _, c := range cases {
 		_, err := ParseServeArgs(c.args)

@@ -42,6 +42,19 @@ func configEngine(t testing.TB, cfg Config) *engine.Engine {
 	return e
 }
 
+// configRun is a virtual-time run of the engine and API server that a
+// server with cfg would have.
+func configRun(t testing.TB, cfg Config) *vrun {
+	t.Helper()
+	c, err := cfg.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVRun(configEngine(t, c))
+	v.front = newFrontend(c)
+	return v
+}
+
 // benchStats are vLLM's benchmark_serving statistics of a finished run.
 type benchStats struct {
 	meanTTFT, medianTTFT, meanTPOT, medianTPOT, meanITL float64 // ms
@@ -107,7 +120,7 @@ func medianF(x []float64) float64 {
 
 // burst runs requests of the given lengths all sent at time 0.
 func burst(t testing.TB, cfg Config, in, out []int) (*vrun, map[*vreq]bool) {
-	v := newVRun(configEngine(t, cfg))
+	v := configRun(t, cfg)
 	zero := map[*vreq]bool{}
 	for i := range in {
 		r := &vreq{prompt: wordsPrompt(i, max(in[i], 1)), out: max(out[i], 1)}
@@ -126,7 +139,7 @@ func burst(t testing.TB, cfg Config, in, out []int) (*vrun, map[*vreq]bool) {
 // poisson runs requests of in/out tokens arriving at rate a second for d,
 // drained, and returns the statistics of those that arrived after warm.
 func poisson(t testing.TB, cfg Config, rate float64, in, out int, warm, d time.Duration) benchStats {
-	v := newVRun(configEngine(t, cfg))
+	v := configRun(t, cfg)
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := time.Duration(0)
 	for i := 0; at < d; i++ {

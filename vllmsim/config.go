@@ -2,6 +2,7 @@ package vllmsim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
 )
@@ -60,6 +61,22 @@ type Config struct {
 	// StepTimeScale multiplies every modelled step time (--step-time-scale);
 	// 1 when 0.
 	StepTimeScale float64
+
+	// The API server's time before the engine sees a request, taken one
+	// request at a time (frontend.go): FrontendOverhead a request
+	// (--frontend-overhead) and FrontendPerToken a prompt token
+	// (--frontend-per-token). Left at 0 they are vLLM V1's, or V0's with
+	// EngineV0, under the roofline, and none under a named profile, whose
+	// fit includes them. NoFrontend (--no-frontend) removes them, as for
+	// vLLM's offline LLM class.
+	FrontendOverhead time.Duration
+	FrontendPerToken time.Duration
+	NoFrontend       bool
+	// EngineV0 simulates vLLM's V0 engine, that of vLLM 0.6 (--engine-v0):
+	// its API server holds the engine while it takes requests in, at
+	// V0FrontendOverhead a request, and with chunked prefill off every
+	// waiting prompt that fits runs before any decode.
+	EngineV0 bool
 
 	// EOSMeanTokens is the mean output length of requests that may stop
 	// early (no ignore_eos, no min_tokens); see outputLength.
@@ -127,6 +144,9 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if err := c.resolveHardware(); err != nil {
+		return c, err
+	}
+	if err := c.resolveFrontend(); err != nil {
 		return c, err
 	}
 	if c.NumGPUBlocks*c.BlockSize < c.MaxModelLen {

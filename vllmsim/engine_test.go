@@ -1,6 +1,7 @@
 package vllmsim
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -150,4 +151,33 @@ func TestKVExhaustionPreempts(t *testing.T) {
 	}
 	t.Logf("preemptions %d, steps with a queue %d vs %d, median E2E %v vs %v",
 		se.Stats().Preemptions, small.stepsWaiting(), large.stepsWaiting(), e2e(small), e2e(large))
+}
+
+// V0 without chunked prefill: while a waiting prompt fits, no decode runs.
+func TestPrefillFirst(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		e := defaultEngine(t, func(c *engine.Config) {
+			c.MaxNumBatchedTokens, c.DisableChunkedPrefill, c.PrefillFirst = 2048, true, first
+		})
+		e.Add(engine.NewSeq(0, wordsPrompt(0, 100), 50))
+		e.Complete(e.Schedule()) // prompt 0 prefilled; it decodes from now on
+		for i := 1; i <= 3; i++ {
+			e.Add(engine.NewSeq(uint64(i), wordsPrompt(i, 1500), 10))
+		}
+		var shapes []int
+		for range 4 {
+			b := e.Schedule()
+			shapes = append(shapes, len(b.Entries))
+			e.Complete(b)
+		}
+		// Mixed (V1): each step decodes prompt 0 beside one 1,500-token
+		// prompt. Prompts first (V0): three prompt-only steps, then decodes.
+		want := []int{2, 3, 4, 4}
+		if first {
+			want = []int{1, 1, 1, 4}
+		}
+		if !slices.Equal(shapes, want) {
+			t.Errorf("prefill first %v: sequences a step %v, want %v", first, shapes, want)
+		}
+	}
 }

@@ -161,7 +161,7 @@ func (c *Config) resolveHardware() error {
 func (c Config) engineConfig() engine.Config {
 	return engine.Config{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens, BlockSize: c.BlockSize,
 		NumBlocks: c.NumGPUBlocks, PrefixCaching: !c.DisablePrefixCaching, DisableChunkedPrefill: c.DisableChunkedPrefill,
-		Profile: c.Profile}
+		PrefillFirst: c.EngineV0 && c.DisableChunkedPrefill, Profile: c.Profile}
 }
 
 // Describe says what cfg simulates, in the terms of vLLM's start-up log:
@@ -193,7 +193,8 @@ func Describe(cfg Config) ([]string, error) {
 			"non_torch_memory takes %.2fGiB; activation peak takes %.2fGiB; the rest for the KV cache is %.2fGiB (%.0f bytes a token)",
 			g.Memory/gib, c.GPUMemoryUtilization, k.Budget/gib, k.Weights/gib, k.NonTorch/gib, k.Activation/gib, k.Available/gib, k.PerToken))
 	}
-	return append(lines, fmt.Sprintf("GPU KV cache size: %d tokens (%d blocks of %d)", c.NumGPUBlocks*c.BlockSize, c.NumGPUBlocks, c.BlockSize)), nil
+	return append(lines, fmt.Sprintf("GPU KV cache size: %d tokens (%d blocks of %d)", c.NumGPUBlocks*c.BlockSize, c.NumGPUBlocks, c.BlockSize),
+		c.describeFrontend()), nil
 }
 
 // The default server's step profile and limits when nothing names the

@@ -14,6 +14,7 @@ import (
 type stream struct {
 	seq          *engine.Seq
 	arrival      time.Time
+	queued       time.Time     // handed to the engine, after the API server's time
 	notify       chan struct{} // capacity 1: "something changed"
 	mu           sync.Mutex
 	produced     int
@@ -52,6 +53,7 @@ type loop struct {
 	metrics *metrics
 	now     func() time.Time
 	fresh   []*engine.Seq
+	front   *intake // nil when the API server costs nothing
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -61,10 +63,27 @@ type loop struct {
 // let go rather than replayed as a burst.
 const maxLag = 50 * time.Millisecond
 
+// submit hands a request taken in by the API server to the engine.
 func (l *loop) submit(st *stream) {
 	l.mu.Lock()
+	st.queued = l.now()
 	l.eng.Add(st.seq)
+	if l.front != nil {
+		l.front.leave() // under l.mu: the loop sees both changes at once
+	}
 	l.mu.Unlock()
+	l.poke()
+}
+
+// giveUp forgets a request whose client left while it was being taken in.
+func (l *loop) giveUp() {
+	l.mu.Lock()
+	l.front.leave()
+	l.mu.Unlock()
+	l.poke()
+}
+
+func (l *loop) poke() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -88,7 +107,7 @@ func (l *loop) run() {
 	var deadline time.Time
 	for {
 		l.mu.Lock()
-		if l.eng.Idle() {
+		if l.eng.Idle() || l.front.holding() {
 			l.mu.Unlock()
 			select {
 			case <-l.wake:

@@ -109,11 +109,11 @@ func newMetrics(model string, maxModelLen int, stats func() engine.Stats) *metri
 }
 
 // stepStarted records the queue time of sequences scheduled for the first
-// time.
+// time: from when the engine got them, as vLLM measures it.
 func (m *metrics) stepStarted(now time.Time, admitted []*engine.Seq) {
 	for _, s := range admitted {
 		if st, ok := s.Owner.(*stream); ok {
-			m.queue.Observe(now.Sub(st.arrival).Seconds())
+			m.queue.Observe(now.Sub(st.queued).Seconds())
 		}
 	}
 }

@@ -54,7 +54,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1)}
-	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
+	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
+		front: newIntake(c)}
 	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()

@@ -9,7 +9,8 @@ import (
 
 // vreq is one request of a virtual-time run.
 type vreq struct {
-	arrive      time.Duration
+	arrive      time.Duration // sent by the client
+	ready       time.Duration // taken in by the API server: the engine gets it
 	prompt      []int32
 	out         int
 	seq         *engine.Seq
@@ -34,6 +35,8 @@ type vrun struct {
 	eng      *engine.Engine
 	now      time.Duration
 	pending  []*vreq // sorted by arrival
+	front    engine.Frontend
+	inFront  []*vreq // arrived, being taken in by the API server
 	finished []*vreq
 	onFinish func(r *vreq, at time.Duration)
 	byID     map[uint64]*vreq
@@ -58,10 +61,20 @@ func (v *vrun) run(until time.Duration) {
 		for len(v.pending) > 0 && v.pending[0].arrive <= v.now {
 			r := v.pending[0]
 			v.pending = v.pending[1:]
+			r.ready = v.front.Admit(r.arrive, len(r.prompt))
+			v.inFront = append(v.inFront, r)
+		}
+		for len(v.inFront) > 0 && v.inFront[0].ready <= v.now {
+			r := v.inFront[0]
+			v.inFront = v.inFront[1:]
 			r.seq = engine.NewSeq(v.nextID, r.prompt, r.out)
 			v.byID[v.nextID] = r
 			v.nextID++
 			v.eng.Add(r.seq)
+		}
+		if len(v.inFront) > 0 && (v.front.HoldsEngine || v.eng.Idle()) {
+			v.now = v.inFront[0].ready
+			continue
 		}
 		if v.eng.Idle() {
 			if len(v.pending) == 0 {

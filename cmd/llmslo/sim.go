@@ -92,6 +92,14 @@ simulator flags:
   --profile NAME               step-time profile: %s (default: the roofline
                                model of the model on the GPU)
   --step-time-scale F          multiply every modelled step time by F (default 1)
+  --frontend-overhead D        API server's time a request before the engine sees it, one request
+                               at a time (default %v, %v with --engine-v0; none with the
+                               hand-fit profiles, the default server's included)
+  --frontend-per-token D       API server's time a prompt token, tokenizing (default %v; none
+                               with the hand-fit profiles)
+  --no-frontend                no API server time (as vLLM's offline LLM class)
+  --engine-v0                  vLLM 0.6's V0 engine: no step while requests are taken in; without
+                               chunked prefill, waiting prompts before decodes
   --fault-error-rate F --fault-error-status CODE
   --fault-disconnect-rate F --fault-disconnect-after TOKENS
   --fault-stall-rate F --fault-stall-after TOKENS --fault-stall-for DURATION
@@ -101,5 +109,6 @@ known models (any organisation, with -Instruct, -FP8, … suffixes):
 `, vllmsim.DefaultModel, vllmsim.DefaultHost, vllmsim.DefaultPort, hostEnv, vllmsim.DefaultGPUMemoryUtilization,
 		vllmsim.DefaultMaxModelLen, vllmsim.DefaultMaxNumSeqs, vllmsim.DefaultMaxNumBatchedTokens, vllmsim.DefaultBlockSize,
 		strings.Join(engine.GPUNames(), ", "), vllmsim.DefaultGPU, strings.Join(engine.ProfileNames(), ", "),
+		vllmsim.DefaultFrontendOverhead, vllmsim.V0FrontendOverhead, vllmsim.DefaultFrontendPerToken,
 		strings.Join(engine.KnownModels(), ", "))
 }

@@ -15,7 +15,10 @@ type Config struct {
 	// DisableChunkedPrefill admits a prompt only when all of it fits the
 	// step's remaining token budget (--no-enable-chunked-prefill).
 	DisableChunkedPrefill bool
-	Profile               StepProfile
+	// PrefillFirst runs no decode while a waiting prompt can be admitted, as
+	// vLLM's V0 scheduler did without chunked prefill.
+	PrefillFirst bool
+	Profile      StepProfile
 }
 
 // Engine is the clock-free core of the simulator: a model of vLLM V1's
@@ -191,7 +194,8 @@ func (e *Engine) Schedule() *Batch {
 	clear(b.Admitted)
 	b.Admitted = b.Admitted[:0]
 	budget := e.cfg.MaxNumBatchedTokens
-	for i := 0; i < len(e.running) && budget > 0; i++ {
+	prefillOnly := e.cfg.PrefillFirst && e.firstWaitingFits()
+	for i := 0; !prefillOnly && i < len(e.running) && budget > 0; i++ {
 		s := e.running[i]
 		n := min(s.total()-s.computed, budget)
 		if n <= 0 {
@@ -262,6 +266,16 @@ func (e *Engine) Schedule() *Batch {
 	}
 	b.Duration = e.cfg.Profile.StepTime(b.Shape())
 	return b
+}
+
+// firstWaitingFits reports whether the next waiting prompt fits a step of
+// its own whole, without its prefix-cache hits (which only help).
+func (e *Engine) firstWaitingFits() bool {
+	if len(e.waiting) == 0 || len(e.running) >= e.cfg.MaxNumSeqs {
+		return false
+	}
+	s := e.waiting[0]
+	return s.total()-s.computed <= e.cfg.MaxNumBatchedTokens && e.kv.blocksFor(s.total())-len(s.blocks) <= e.kv.numFree
 }
 
 func (e *Engine) admit(s *Seq, n int) {
