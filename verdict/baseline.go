@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/stats"
 )
 
 // BaselineSideConfidence is the confidence of each run's own interval in a
@@ -40,7 +41,7 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
 			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
 			Paired: base.Seed == seed, Tolerance: tolerance}
-		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect)
+		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, c.Paired)
 		switch {
 		case c.RatioCI95 != nil:
 			c.Regressed = c.RatioCI95[0] > 1+tolerance
@@ -54,14 +55,25 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 	return out, nil
 }
 
-// ratioInterval bounds observed/baseline for a percentile with both runs'
-// distribution-free order-statistic intervals, each widened by its run's
-// design effect: [lo_new/hi_base, hi_new/lo_base]. It is nil when either
-// run lacks the histogram or the samples for an interval.
-func ratioInterval(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64) *[2]float64 {
+// ratioInterval bounds observed/baseline for a percentile. With both runs'
+// clusters (reports since design effects) it is the block bootstrap of
+// stats.RatioInterval at 95%, paired when the seeds match: its lower end
+// clears 1 + tolerance by chance at most 2.5% of the time. Otherwise it
+// is [lo_new/hi_base, hi_new/lo_base] from both runs' order-statistic
+// intervals, each widened by its run's design effect. It is nil when
+// either run lacks the histogram or the samples for an interval.
+func ratioInterval(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool) *[2]float64 {
 	hn, hb := st.Histogram(m), bs.Histogram(m)
 	if hn == nil || hb == nil {
 		return nil
+	}
+	if _, _, ok := stats.QuantileCIRanks(hn.Count(), p, BaselineSideConfidence); !ok {
+		return nil // too few for the percentile, whatever the method
+	}
+	if cn, cb := st.Clusters[m], bs.Clusters[m]; cn.Count() > 0 && cb.Count() > 0 {
+		if lo, hi, ok := stats.RatioInterval(cn, cb, p, CIConfidence, paired); ok {
+			return &[2]float64{lo, hi}
+		}
 	}
 	nlo, nhi, ok1 := hn.QuantileCIClustered(p, BaselineSideConfidence, deffNew)
 	blo, bhi, ok2 := hb.QuantileCIClustered(p, BaselineSideConfidence, deffBase)

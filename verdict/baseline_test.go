@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -80,4 +81,53 @@ func TestCompareBaselineUsesBothRunsIntervals(t *testing.T) {
 	assert.True(t, slow.Regressed, "%+v", slow)
 	small := check(step(1.15, 200)) // 15% slower on 200 samples: within the noise
 	assert.False(t, small.Regressed, "%+v", small)
+}
+
+// With both runs' clusters the comparison is a block bootstrap, paired when
+// the seeds match. Every second of these runs has its own slowdown, shared
+// by its observations, as on a server whose queue comes and goes.
+func TestCompareBaselineBlockBootstrap(t *testing.T) {
+	type run struct {
+		h *stats.Histogram
+		c *stats.Clusters
+	}
+	bursty := func(seed uint64, scale float64) run {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		r := run{stats.NewHistogram(), stats.NewClusters()}
+		for sec := range 40 {
+			slow := math.Exp(0.5 * rng.NormFloat64())
+			for range 50 {
+				d := time.Duration(scale * slow * (1 + rng.ExpFloat64()) * float64(10*time.Millisecond))
+				r.h.Record(d)
+				r.c.Record(sec, d)
+			}
+		}
+		return r
+	}
+	stepOf := func(r run) *report.StepReport {
+		return &report.StepReport{Name: "rate=6",
+			Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: r.h},
+			Clusters:   map[report.Metric]*stats.Clusters{report.MetricTTFT: r.c},
+			SLO: []report.SLOResult{{Metric: "ttft", Percentile: 95, Samples: r.h.Count(),
+				ObservedMs: float64(r.h.Quantile(95)) / 1e6}}}
+	}
+	base := &report.Report{Seed: 1, Steps: []report.StepReport{*stepOf(bursty(1, 1))}}
+
+	// The same requests on the same schedule, on a server 30% slower: the
+	// same seconds slow down (the seed), every latency × 1.3.
+	cs, err := CompareBaseline(base, stepOf(bursty(1, 1.3)), 1, 0.10)
+	require.NoError(t, err)
+	require.NotNil(t, cs[0].RatioCI95)
+	assert.True(t, cs[0].Paired)
+	assert.InDelta(t, 1.3, cs[0].RatioCI95[0], 0.05, "paired: the shared slowdowns cancel")
+	assert.True(t, cs[0].Regressed)
+
+	// Another seed on the unchanged server: other seconds are slow, and the
+	// interval is wide enough to say so.
+	cs, err = CompareBaseline(base, stepOf(bursty(2, 1)), 2, 0.10)
+	require.NoError(t, err)
+	assert.False(t, cs[0].Paired)
+	assert.Less(t, cs[0].RatioCI95[0], 1.0)
+	assert.Greater(t, cs[0].RatioCI95[1], 1.0)
+	assert.False(t, cs[0].Regressed)
 }
