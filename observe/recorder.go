@@ -44,7 +44,7 @@ type Recorder struct {
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
 	// ended), for intervals that allow for correlated observations.
-	clusters map[report.Metric]*stats.Clusters
+	ttftC, ttftSendC, itlC, tpotC, e2elC *stats.Clusters
 
 	sent, completed, failed, unfinished, dropped int
 	canceled                                     int // by the caller: not the server's failures
@@ -83,19 +83,19 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		classes:        map[client.ErrorClass]int{},
-		clusters: map[report.Metric]*stats.Clusters{
-			report.MetricTTFT: stats.NewClusters(), report.MetricTTFTSend: stats.NewClusters(),
-			report.MetricITL: stats.NewClusters(), report.MetricTPOT: stats.NewClusters(),
-			report.MetricE2EL: stats.NewClusters(),
-		},
+		ttftC:          stats.NewClusters(),
+		ttftSendC:      stats.NewClusters(),
+		itlC:           stats.NewClusters(),
+		tpotC:          stats.NewClusters(),
+		e2elC:          stats.NewClusters(),
 	}
 }
 
-// observe records d in metric m's histogram h and in its cluster of the
-// second t falls in.
-func (r *Recorder) observe(m report.Metric, h *stats.Histogram, t time.Time, d time.Duration) {
+// observe records d in a metric's histogram h and in its clusters c, in
+// the second t falls in.
+func (r *Recorder) observe(h *stats.Histogram, c *stats.Clusters, t time.Time, d time.Duration) {
 	h.Record(d)
-	r.clusters[m].Record(int(t.Sub(r.measureFrom)/time.Second), d)
+	c.Record(int(t.Sub(r.measureFrom)/time.Second), d)
 }
 
 // observeGaps records a stream's inter-token gaps, each in the second it
@@ -104,7 +104,7 @@ func (r *Recorder) observeGaps(first time.Time, gaps []time.Duration) {
 	t := first
 	for _, g := range gaps {
 		t = t.Add(g)
-		r.observe(report.MetricITL, r.itl, t, g)
+		r.observe(r.itl, r.itlC, t, g)
 	}
 }
 
@@ -205,9 +205,9 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	r.completed++
 	ttft := o.First.Sub(o.Intended)
 	e2el := o.Last.Sub(o.Intended)
-	r.observe(report.MetricTTFT, r.ttft, o.Intended, ttft)
-	r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, o.First.Sub(o.Sent))
-	r.observe(report.MetricE2EL, r.e2el, o.Intended, e2el)
+	r.observe(r.ttft, r.ttftC, o.Intended, ttft)
+	r.observe(r.ttftSend, r.ttftSendC, o.Intended, o.First.Sub(o.Sent))
+	r.observe(r.e2el, r.e2elC, o.Intended, e2el)
 	if o.Intended.Before(r.mid) {
 		r.ttftFirstHalf.Record(ttft)
 	} else {
@@ -218,7 +218,7 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	var tpot time.Duration
 	if n > 1 {
 		tpot = o.Last.Sub(o.First) / time.Duration(n-1)
-		r.observe(report.MetricTPOT, r.tpot, o.Intended, tpot)
+		r.observe(r.tpot, r.tpotC, o.Intended, tpot)
 	}
 	r.inputTokens += int64(o.PromptTokens)
 	if o.CachedReported {
@@ -251,17 +251,17 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 // never left out of the histograms.
 func (r *Recorder) recordLowerBounds(o *client.Outcome, at time.Time) {
 	if o.First.IsZero() {
-		r.observe(report.MetricTTFT, r.ttft, o.Intended, at.Sub(o.Intended))
+		r.observe(r.ttft, r.ttftC, o.Intended, at.Sub(o.Intended))
 		if !o.Sent.IsZero() {
-			r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, at.Sub(o.Sent))
+			r.observe(r.ttftSend, r.ttftSendC, o.Intended, at.Sub(o.Sent))
 		}
 	} else {
-		r.observe(report.MetricTTFT, r.ttft, o.Intended, o.First.Sub(o.Intended))
-		r.observe(report.MetricTTFTSend, r.ttftSend, o.Intended, o.First.Sub(o.Sent))
+		r.observe(r.ttft, r.ttftC, o.Intended, o.First.Sub(o.Intended))
+		r.observe(r.ttftSend, r.ttftSendC, o.Intended, o.First.Sub(o.Sent))
 		r.observeGaps(o.First, o.ITL)
-		r.observe(report.MetricITL, r.itl, at, at.Sub(o.Last)) // the gap still open at the bound
+		r.observe(r.itl, r.itlC, at, at.Sub(o.Last)) // the gap still open at the bound
 	}
-	r.observe(report.MetricE2EL, r.e2el, o.Intended, at.Sub(o.Intended))
+	r.observe(r.e2el, r.e2elC, o.Intended, at.Sub(o.Intended))
 }
 
 func (r *Recorder) meetsLimits(ttft, tpot, e2el time.Duration) bool {

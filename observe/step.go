@@ -47,7 +47,10 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 			report.MetricTTFT: r.ttft, report.MetricTTFTSend: r.ttftSend, report.MetricITL: r.itl,
 			report.MetricTPOT: r.tpot, report.MetricE2EL: r.e2el,
 		},
-		Clusters: r.clusters,
+		Clusters: map[report.Metric]*stats.Clusters{
+			report.MetricTTFT: r.ttftC, report.MetricTTFTSend: r.ttftSendC, report.MetricITL: r.itlC,
+			report.MetricTPOT: r.tpotC, report.MetricE2EL: r.e2elC,
+		},
 	}
 	for c, n := range r.classes {
 		s.Errors[string(c)] = n

@@ -80,6 +80,16 @@ func RatioInterval(num, den *Clusters, p, conf float64, paired bool) (lo, hi flo
 	tail := (1 - conf) / 2
 	lo = ratios[int(math.Floor(tail*float64(len(ratios)-1)))]
 	hi = ratios[int(math.Ceil((1-tail)*float64(len(ratios)-1)))]
+	// A percentile that sits between two modes (the gaps of decode-only
+	// steps and of steps with a prompt chunk) can fall in one mode in most
+	// resamples and in the other in the whole runs: the interval then
+	// stretches to hold the whole runs' ratio, so that it never leaves out
+	// the point it is about.
+	if qn, ok1 := nb.quantile(all(len(nb.totals)), p); ok1 {
+		if qd, ok2 := db.quantile(all(len(db.totals)), p); ok2 && qd > 0 {
+			lo, hi = min(lo, qn/qd), max(hi, qn/qd)
+		}
+	}
 	return lo, hi, true
 }
 
@@ -137,3 +147,12 @@ func (bs blockSet) quantile(pick []int, p float64) (float64, bool) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// all is the indices 0…n−1: every block once.
+func all(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}

@@ -1,8 +1,13 @@
 package stats
 
 import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"time"
 )
@@ -43,10 +48,34 @@ const clusterRatio = 1.02
 var clusterLogRatio = math.Log(clusterRatio)
 
 // clusterBucket is the bucket of d: values in [1µs·1.02^b, 1µs·1.02^(b+1)).
+// It runs for every observation, so the logarithm comes from the float's
+// exponent and a table of its mantissa's (within 1e-6 of math.Log2, far
+// inside a bucket's width of 0.029 in log2), not from math.Log.
 func clusterBucket(d time.Duration) int {
 	us := float64(min(max(d, histMin), histMax)) / float64(time.Microsecond)
-	return int(math.Log(us) / clusterLogRatio)
+	bits := math.Float64bits(us)
+	exp := int(bits>>52&0x7ff) - 1023
+	frac := bits & (1<<52 - 1)
+	i := frac >> (52 - mantissaTableBits)
+	// Linear between the table's points: the mantissa's log2 is smooth.
+	rest := float64(frac&(1<<(52-mantissaTableBits)-1)) / (1 << (52 - mantissaTableBits))
+	l := mantissaLog2[i] + rest*(mantissaLog2[i+1]-mantissaLog2[i])
+	return int((float64(exp) + l) / clusterLog2Ratio)
 }
+
+const mantissaTableBits = 10
+
+var (
+	clusterLog2Ratio = math.Log2(clusterRatio)
+	// mantissaLog2[i] is log2(1 + i/1024), i = 0…1024.
+	mantissaLog2 = func() []float64 {
+		t := make([]float64, 1<<mantissaTableBits+1)
+		for i := range t {
+			t[i] = math.Log2(1 + float64(i)/(1<<mantissaTableBits))
+		}
+		return t
+	}()
+)
 
 // NewClusters returns empty clusters.
 func NewClusters() *Clusters { return &Clusters{} }
@@ -189,47 +218,92 @@ func (c *Clusters) Merge(o *Clusters) {
 	}
 }
 
-// MarshalJSON writes each second as [first bucket, counts…] ([] when
-// empty), so that a report read back (a baseline, a shard to merge) can
-// estimate design effects again.
+// MarshalJSON writes the clusters as one base64 string of deflated
+// varints: for each second, the number of its buckets, then (when there
+// are any) its first bucket and their counts. A report read back (a
+// baseline, a shard to merge) can then estimate design effects and
+// resample again; a 40-second step's five metrics take a few kilobytes.
 func (c *Clusters) MarshalJSON() ([]byte, error) {
-	out := make([][]int64, len(c.secs))
-	for i, s := range c.secs {
-		row := make([]int64, 0, len(s.counts)+1)
-		if s.counts != nil {
-			row = append(row, int64(s.first))
+	var raw []byte
+	raw = binary.AppendUvarint(raw, uint64(len(c.secs)))
+	for _, s := range c.secs {
+		raw = binary.AppendUvarint(raw, uint64(len(s.counts)))
+		if len(s.counts) > 0 {
+			raw = binary.AppendUvarint(raw, uint64(s.first))
 			for _, k := range s.counts {
-				row = append(row, int64(k))
+				raw = binary.AppendUvarint(raw, uint64(k))
 			}
 		}
-		out[i] = row
 	}
-	return json.Marshal(out)
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestCompression) // the level is valid
+	if _, err := zw.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(base64.StdEncoding.EncodeToString(buf.Bytes()))
 }
 
 // UnmarshalJSON restores clusters MarshalJSON wrote.
 func (c *Clusters) UnmarshalJSON(b []byte) error {
-	var rows [][]int64
-	if err := json.Unmarshal(b, &rows); err != nil {
+	var enc string
+	if err := json.Unmarshal(b, &enc); err != nil {
+		return fmt.Errorf("clusters: %w", err)
+	}
+	z, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return fmt.Errorf("clusters: %w", err)
+	}
+	// A step of an hour at a million observations a bucket fits well under
+	// this; a larger stream is not ours.
+	raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), 64<<20))
+	if err != nil {
+		return fmt.Errorf("clusters: %w", err)
+	}
+	r := bytes.NewReader(raw)
+	next := func(what string, limit uint64) (uint64, error) {
+		v, err := binary.ReadUvarint(r)
+		if err != nil {
+			return 0, fmt.Errorf("clusters: %s: %w", what, err)
+		}
+		if v > limit {
+			return 0, fmt.Errorf("clusters: %s %d out of range", what, v)
+		}
+		return v, nil
+	}
+	maxBucket := uint64(clusterBucket(histMax))
+	secs, err := next("seconds", 1<<20)
+	if err != nil {
 		return err
 	}
-	fresh := Clusters{}
-	for sec, row := range rows {
-		if len(row) == 1 {
-			return fmt.Errorf("clusters: second %d has a first bucket and no counts", sec)
+	fresh := Clusters{secs: make([]clusterCounts, 0, min(secs, 4096))}
+	for sec := range int(secs) {
+		fresh.secs = append(fresh.secs, clusterCounts{})
+		n, err := next("buckets", maxBucket+1)
+		if err != nil {
+			return err
 		}
-		for i, k := range row[min(len(row), 1):] {
-			b := int(row[0]) + i
-			if k < 0 || k > math.MaxUint32 || b < 0 || b > clusterBucket(histMax) {
-				return fmt.Errorf("clusters: second %d: bucket %d count %d out of range", sec, b, k)
+		if n == 0 {
+			continue
+		}
+		first, err := next("first bucket", maxBucket+1-n)
+		if err != nil {
+			return err
+		}
+		for i := range int(n) {
+			k, err := next("count", math.MaxUint32)
+			if err != nil {
+				return err
 			}
 			if k > 0 {
-				fresh.add(sec, b, uint32(k))
+				fresh.add(sec, int(first)+i, uint32(k))
 			}
 		}
-		for len(fresh.secs) <= sec {
-			fresh.secs = append(fresh.secs, clusterCounts{})
-		}
+	}
+	if r.Len() != 0 {
+		return fmt.Errorf("clusters: %d bytes after the last second", r.Len())
 	}
 	*c = fresh
 	return nil

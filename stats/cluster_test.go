@@ -1,6 +1,9 @@
 package stats
 
 import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -135,12 +138,78 @@ func TestClustersMergeAndJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &back))
 	assert.Equal(t, m.Count(), back.Count())
 	assert.Equal(t, m.DesignEffect(30*time.Millisecond), back.DesignEffect(30*time.Millisecond))
-	for _, bad := range []string{`[[3]]`, `[[3, -1]]`, `[[-5, 1]]`, `{"a": 1}`, fmtBucket(math.MaxInt32)} {
+	assert.Less(t, len(raw), 8000, "5,000 observations over 30 s, deflated")
+	for _, bad := range badClusters(t, raw) {
 		assert.Error(t, json.Unmarshal([]byte(bad), &back), bad)
 	}
 }
 
-func fmtBucket(b int) string {
-	raw, _ := json.Marshal([][]int{{b, 1}})
-	return string(raw)
+// badClusters are encodings UnmarshalJSON must refuse: not a string, not
+// base64, not deflate, a stream cut short, a bucket out of range, bytes
+// after the end.
+func badClusters(t testing.TB, good []byte) []string {
+	var enc string
+	require.NoError(t, json.Unmarshal(good, &enc))
+	z, _ := base64.StdEncoding.DecodeString(enc)
+	deflated := func(raw []byte) string {
+		var buf bytes.Buffer
+		zw, _ := flate.NewWriter(&buf, flate.BestSpeed)
+		_, _ = zw.Write(raw)
+		_ = zw.Close()
+		q, _ := json.Marshal(base64.StdEncoding.EncodeToString(buf.Bytes()))
+		return string(q)
+	}
+	q := func(b []byte) string { s, _ := json.Marshal(base64.StdEncoding.EncodeToString(b)); return string(s) }
+	return []string{
+		`[[3, 1]]`, `12`, `"not base64!"`, q([]byte("not deflate")), q(z[:len(z)/2]),
+		deflated([]byte{1, 1, 0xff, 0xff, 0x03, 1}), // one second, one bucket, first bucket 65535
+		deflated([]byte{1, 0, 7}),                   // a byte after the last second
+		deflated([]byte{2, 0}),                      // two seconds announced, one given
+	}
+}
+
+func FuzzClustersJSON(f *testing.F) {
+	c := NewClusters()
+	for i := range 100 {
+		c.Record(i%7, time.Duration(i*i)*time.Microsecond)
+	}
+	good, _ := json.Marshal(c)
+	f.Add(string(good))
+	f.Add(`""`)
+	for _, bad := range badClusters(f, good) {
+		f.Add(bad)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var c Clusters
+		if err := json.Unmarshal([]byte(in), &c); err != nil {
+			return
+		}
+		// What decodes encodes back to the same clusters.
+		out, err := json.Marshal(&c)
+		require.NoError(t, err)
+		var back Clusters
+		require.NoError(t, json.Unmarshal(out, &back))
+		require.Equal(t, c.Count(), back.Count())
+		require.Equal(t, c.DesignEffect(time.Millisecond), back.DesignEffect(time.Millisecond))
+	})
+}
+
+// The fast bucket agrees with the logarithm's, but for values within a
+// hair of a bucket's edge.
+func TestClusterBucketMatchesLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	off := 0
+	for range 200000 {
+		d := time.Duration(math.Exp(rng.Float64()*math.Log(float64(histMax)))) + histMin
+		us := float64(min(max(d, histMin), histMax)) / float64(time.Microsecond)
+		want := int(math.Log(us) / clusterLogRatio)
+		got := clusterBucket(d)
+		if got != want {
+			x := math.Log(us) / clusterLogRatio
+			assert.InDelta(t, math.Round(x), x, 1e-5, "%v is not at a bucket's edge", d)
+			assert.InDelta(t, want, got, 1, "%v", d)
+			off++
+		}
+	}
+	t.Logf("%d of 200,000 at a bucket's edge fell the other side", off)
 }

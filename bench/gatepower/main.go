@@ -15,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -38,7 +39,7 @@ func main() {
 	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
 	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step")
 	rate := flag.Float64("rate", 6, "the gate's rate, req/s")
-	parallel := flag.Int("parallel", 1, "how many of a trial's comparison runs go at once (each gate uses a fraction of a core; a starved run shows as invalid, counted apart)")
+	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid, counted apart)")
 	flag.Parse()
 	var fs []float64
 	for _, f := range strings.Split(*factors, ",") {
@@ -61,89 +62,145 @@ type tally struct {
 	name           string
 	alarms, judged int
 	invalid        int
+	byMetric       map[string]int // alarms raised by each metric's check
 	ratioSum       float64
 }
 
+// run runs the trials, at most parallel gates at a time: a trial's
+// comparison runs start once its baseline is recorded, and the next
+// trials' baselines run beside them.
 func run(trials int, factors []float64, tolerance float64, d time.Duration, parallel int) error {
 	ctx := context.Background()
 	rows := []*tally{{name: "unchanged, paired"}, {name: "unchanged, unpaired"}}
 	for _, f := range factors {
 		rows = append(rows, &tally{name: fmt.Sprintf("×%g step time, paired", f)})
 	}
+	for _, t := range rows {
+		t.byMetric = map[string]int{}
+	}
+	slots := make(chan struct{}, max(parallel, 1))
+	gateIn := func(factor float64, seed int64) (*report.Report, error) {
+		slots <- struct{}{}
+		defer func() { <-slots }()
+		return gate(ctx, factor, seed, d)
+	}
+	var mu sync.Mutex // guards rows and the first error
+	var firstErr error
+	var wg sync.WaitGroup
+	// Two trials at a time: the next one's baseline runs beside this one's
+	// comparisons, and results come in trial by trial (a run cut short
+	// still leaves its tallies in the log).
+	active := make(chan struct{}, 2)
 	for i := range trials {
-		seed := int64(1000 + i)
-		base, err := gate(ctx, 1, seed, d)
-		if err != nil {
-			return err
-		}
-		if base.Verdict == report.VerdictInvalid {
-			fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid (%+v); skipped\n", i, base.Steps[0].Hazards)
-			continue
-		}
-		runs := []struct {
-			f    float64
-			seed int64
-		}{{1, seed}, {1, seed + 500}}
-		for _, f := range factors {
-			runs = append(runs, struct {
-				f    float64
-				seed int64
-			}{f, seed})
-		}
-		reps := make([]*report.Report, len(runs))
-		errs := make([]error, len(runs))
-		var wg sync.WaitGroup
-		slots := make(chan struct{}, max(parallel, 1))
-		for k, r := range runs {
-			wg.Add(1)
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots; wg.Done() }()
-				reps[k], errs[k] = gate(ctx, r.f, r.seed, d)
-			}()
-		}
-		wg.Wait()
-		for k, r := range runs {
-			if errs[k] != nil {
-				return errs[k]
+		wg.Add(1)
+		active <- struct{}{}
+		go func() {
+			defer func() { <-active; wg.Done() }()
+			if err := trial(i, factors, tolerance, gateIn, rows, &mu); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
 			}
-			t := rows[k]
-			st := &reps[k].Steps[0]
-			if st.Verdict == report.VerdictInvalid {
-				t.invalid++
-				continue
-			}
-			checks, err := verdict.CompareBaseline(base, st, r.seed, tolerance)
-			if err != nil {
-				return err
-			}
-			t.judged++
-			alarm := false
-			for _, c := range checks {
-				alarm = alarm || c.Regressed
-				if c.Metric == "ttft" {
-					t.ratioSum += c.Ratio
-				}
-			}
-			if alarm {
-				t.alarms++
-			}
-			fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v %+v\n", i, t.name, alarm, checks)
-		}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\tjudged\tinvalid\talarms\talarm rate\t95%% interval\tmean ttft.p95 ratio\n")
+	fmt.Fprintf(tw, "server\tjudged\tinvalid\talarms\talarm rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\n")
 	for _, t := range rows {
 		lo, hi := stats.WilsonInterval(int64(t.alarms), int64(t.judged), 0.95)
 		mean := 0.0
 		if t.judged > 0 {
 			mean = t.ratioSum / float64(t.judged)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f%%\t[%.0f%%, %.0f%%]\t%.2f\n", t.name, t.judged, t.invalid, t.alarms,
-			100*float64(t.alarms)/float64(max(t.judged, 1)), 100*lo, 100*hi, mean)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f%%\t[%.0f%%, %.0f%%]\t%d / %d\t%.2f\n", t.name, t.judged, t.invalid, t.alarms,
+			100*float64(t.alarms)/float64(max(t.judged, 1)), 100*lo, 100*hi, t.byMetric["ttft"], t.byMetric["itl"], mean)
 	}
 	fmt.Fprintf(tw, "\ngate: azure-conv-2023 at %g req/s, %v steps (10 s warm-up), h200-llama3-8b, tolerance %.0f%%\n", gateRate, d, 100*tolerance)
 	return tw.Flush()
+}
+
+// trial records a baseline with seed 1000+i, then reruns the gate against
+// it: with the same seed on the unchanged simulator and on each slower
+// one, and with another seed on the unchanged one.
+func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int64) (*report.Report, error),
+	rows []*tally, mu *sync.Mutex) error {
+	seed := int64(1000 + i)
+	base, err := gateIn(1, seed)
+	if err != nil {
+		return err
+	}
+	if base.Verdict == report.VerdictInvalid {
+		fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid (%+v); skipped\n", i, base.Steps[0].Hazards)
+		return nil
+	}
+	type comparison struct {
+		f    float64
+		seed int64
+	}
+	runs := []comparison{{1, seed}, {1, seed + 500}}
+	for _, f := range factors {
+		runs = append(runs, comparison{f, seed})
+	}
+	reps := make([]*report.Report, len(runs))
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for k, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[k], errs[k] = gateIn(r.f, r.seed)
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for k, r := range runs {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		t := rows[k]
+		st := &reps[k].Steps[0]
+		if st.Verdict == report.VerdictInvalid {
+			t.invalid++
+			fmt.Fprintf(os.Stderr, "trial %d, %s: invalid %+v\n", i, t.name, st.Hazards)
+			continue
+		}
+		checks, err := verdict.CompareBaseline(base, st, r.seed, tolerance)
+		if err != nil {
+			return err
+		}
+		t.judged++
+		alarm := false
+		for _, c := range checks {
+			alarm = alarm || c.Regressed
+			if c.Regressed {
+				t.byMetric[c.Metric]++
+			}
+			if c.Metric == "ttft" {
+				t.ratioSum += c.Ratio
+			}
+		}
+		if alarm {
+			t.alarms++
+		}
+		fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v", i, t.name, alarm)
+		for _, c := range checks {
+			fmt.Fprintf(os.Stderr, "  %s.p%g ratio %.3f", c.Metric, c.Percentile, c.Ratio)
+			if c.RatioCI95 != nil {
+				fmt.Fprintf(os.Stderr, " [%.3f, %.3f]", c.RatioCI95[0], c.RatioCI95[1])
+			}
+		}
+		fmt.Fprintln(os.Stderr)
+	}
+	fmt.Fprintf(os.Stderr, "after trial %d:", i)
+	for _, t := range rows {
+		fmt.Fprintf(os.Stderr, "  %s %d/%d (%d invalid)", t.name, t.alarms, t.judged, t.invalid)
+	}
+	fmt.Fprintln(os.Stderr)
+	return nil
 }
 
 // gateRate is the gate's rate (-rate).
