@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,12 +39,25 @@ func TestBaselineIgnoresTheGoTestEnvironment(t *testing.T) {
 			"--fixture", "fixed:8:4", "--slo", "ttft.p50<=10s", "--quiet",
 			"--sim-args", "--profile instant --fault-paced-ttft " + ttft + " --fault-paced-itl 1ms"}, extra...)
 	}
-	code, _, stderr := runArgs(t, args("20ms", "--baseline", path, "--update-baseline")...)
+	// 40 requests against an in-process server: one hiccup of a busy
+	// machine is their send-lag p99, and the step is rightly invalid. The
+	// claims here are about the baseline, so such a run is tried again.
+	run := func(a []string) (code int, stdout, stderr string) {
+		for attempt := 1; attempt <= 3; attempt++ {
+			code, stdout, stderr = runArgs(t, a...)
+			if code != exitInvalid || !strings.Contains(stdout+stderr, "client_saturation") {
+				break
+			}
+			t.Logf("attempt %d: the client fell behind; again", attempt)
+		}
+		return code, stdout, stderr
+	}
+	code, _, stderr := run(args("20ms", "--baseline", path, "--update-baseline"))
 	assert.Equal(t, exitPass, code, stderr)
 	assert.Contains(t, stderr, "baseline recorded in "+path)
 
 	t.Setenv("SLOTEST_UPDATE", "1")
-	code, stdout, stderr := runArgs(t, args("80ms", "--baseline", path)...)
+	code, stdout, stderr := run(args("80ms", "--baseline", path))
 	assert.Equal(t, exitFail, code, "%s\n%s", stdout, stderr)
 	assert.Contains(t, stdout, "REGRESSED")
 	assert.NotContains(t, stderr, "baseline recorded")
