@@ -7,11 +7,12 @@ import (
 	"github.com/llmslo/llmslo/stats"
 )
 
-// BaselineSideConfidence is the confidence of each run's own interval in a
-// baseline comparison. Two independent intervals at 95% each err on the
-// high side of the ratio together with probability at most 2.5% + 2.5%, so
-// a regression is called by chance at most 5% of the time, and in practice
-// far less (both would have to err, and by enough to clear the tolerance).
+// BaselineSideConfidence is the confidence of each run's own interval when
+// a baseline without clusters is compared (the fallback of ratioInterval).
+// Two independent intervals at 95% each err on the high side of the ratio
+// together with probability at most 2.5% + 2.5%, so a regression is called
+// by chance at most 5% of the time. With clusters the ratio's interval is a
+// block bootstrap at CIConfidence instead.
 const BaselineSideConfidence = 0.95
 
 // CompareBaseline checks every latency SLO of st against the same step of
