@@ -91,20 +91,25 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 	}
 }
 
+// secOf is the second of the measured window t falls in, the cluster its
+// observations go to.
+func (r *Recorder) secOf(t time.Time) int { return int(t.Sub(r.measureFrom) / time.Second) }
+
 // observe records d in a metric's histogram h and in its clusters c, in
-// the second t falls in.
-func (r *Recorder) observe(h *stats.Histogram, c *stats.Clusters, t time.Time, d time.Duration) {
+// second sec.
+func (r *Recorder) observe(h *stats.Histogram, c *stats.Clusters, sec int, d time.Duration) {
 	h.Record(d)
-	c.Record(int(t.Sub(r.measureFrom)/time.Second), d)
+	c.Record(sec, d)
 }
 
 // observeGaps records a stream's inter-token gaps, each in the second it
-// ended; the first gap ends gaps[0] after first.
+// ended; the first gap ends gaps[0] after first. It runs for every token,
+// so the gaps' ends are offsets, not times.
 func (r *Recorder) observeGaps(first time.Time, gaps []time.Duration) {
-	t := first
+	end := first.Sub(r.measureFrom)
 	for _, g := range gaps {
-		t = t.Add(g)
-		r.observe(r.itl, r.itlC, t, g)
+		end += g
+		r.observe(r.itl, r.itlC, int(end/time.Second), g)
 	}
 }
 
@@ -205,9 +210,10 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	r.completed++
 	ttft := o.First.Sub(o.Intended)
 	e2el := o.Last.Sub(o.Intended)
-	r.observe(r.ttft, r.ttftC, o.Intended, ttft)
-	r.observe(r.ttftSend, r.ttftSendC, o.Intended, o.First.Sub(o.Sent))
-	r.observe(r.e2el, r.e2elC, o.Intended, e2el)
+	at := r.secOf(o.Intended) // the cluster of the request's latencies
+	r.observe(r.ttft, r.ttftC, at, ttft)
+	r.observe(r.ttftSend, r.ttftSendC, at, o.First.Sub(o.Sent))
+	r.observe(r.e2el, r.e2elC, at, e2el)
 	if o.Intended.Before(r.mid) {
 		r.ttftFirstHalf.Record(ttft)
 	} else {
@@ -218,7 +224,7 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	var tpot time.Duration
 	if n > 1 {
 		tpot = o.Last.Sub(o.First) / time.Duration(n-1)
-		r.observe(r.tpot, r.tpotC, o.Intended, tpot)
+		r.observe(r.tpot, r.tpotC, at, tpot)
 	}
 	r.inputTokens += int64(o.PromptTokens)
 	if o.CachedReported {
@@ -250,18 +256,19 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 // bound: the slowest requests are exactly the ones that matter, so they are
 // never left out of the histograms.
 func (r *Recorder) recordLowerBounds(o *client.Outcome, at time.Time) {
+	sec := r.secOf(o.Intended)
 	if o.First.IsZero() {
-		r.observe(r.ttft, r.ttftC, o.Intended, at.Sub(o.Intended))
+		r.observe(r.ttft, r.ttftC, sec, at.Sub(o.Intended))
 		if !o.Sent.IsZero() {
-			r.observe(r.ttftSend, r.ttftSendC, o.Intended, at.Sub(o.Sent))
+			r.observe(r.ttftSend, r.ttftSendC, sec, at.Sub(o.Sent))
 		}
 	} else {
-		r.observe(r.ttft, r.ttftC, o.Intended, o.First.Sub(o.Intended))
-		r.observe(r.ttftSend, r.ttftSendC, o.Intended, o.First.Sub(o.Sent))
+		r.observe(r.ttft, r.ttftC, sec, o.First.Sub(o.Intended))
+		r.observe(r.ttftSend, r.ttftSendC, sec, o.First.Sub(o.Sent))
 		r.observeGaps(o.First, o.ITL)
-		r.observe(r.itl, r.itlC, at, at.Sub(o.Last)) // the gap still open at the bound
+		r.observe(r.itl, r.itlC, r.secOf(at), at.Sub(o.Last)) // the gap still open at the bound
 	}
-	r.observe(r.e2el, r.e2elC, o.Intended, at.Sub(o.Intended))
+	r.observe(r.e2el, r.e2elC, sec, at.Sub(o.Intended))
 }
 
 func (r *Recorder) meetsLimits(ttft, tpot, e2el time.Duration) bool {

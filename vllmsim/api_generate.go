@@ -48,7 +48,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		writeError(w, fd.errorStatus, s.faultMessage(r))
 		return
 	}
-	h := promptHash(req.prompt)
+	h := engine.TokenHash(req.prompt)
 	outLen, reason := outputLength(req, maxTokens, s.Config.EOSMeanTokens, s.Config.Seed, h)
 	if fd.truncate {
 		if t := s.Config.Faults.truncated(maxTokens); t < outLen {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // rawPost posts body as JSON and returns the status and the body as it came,
@@ -84,7 +86,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // Each stream fault, on the wire, event by event.
 func TestStreamFaultsOnTheWire(t *testing.T) {
 	const prompt = "a b c"
-	h := promptHash(Tokenize(prompt))
+	h := engine.TokenHash(Tokenize(prompt))
 	tests := []struct {
 		name   string
 		faults Faults

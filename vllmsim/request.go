@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
 // genRequest is a decoded /v1/completions or /v1/chat/completions body.
@@ -209,8 +207,6 @@ func outputLength(r genRequest, maxTokens, meanEOS int, seed int64, promptHash u
 	}
 	return maxTokens, "length"
 }
-
-func promptHash(p []int32) uint64 { return engine.TokenHash(p) }
 
 func splitmix64(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
