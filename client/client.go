@@ -189,27 +189,16 @@ var (
 	errTimedOut = errors.New("request timeout passed")
 )
 
-// requestBody is a pooled request body that knows when the transport is
-// done with it.
-type requestBody struct {
-	bytes.Reader
-	b      []byte
-	closed atomic.Bool
-}
-
-func (r *requestBody) Close() error { r.closed.Store(true); return nil }
-
-// activityReader records, on every read that returns bytes, when it did.
+// activityReader tells the watchdog of every read that returns bytes.
 type activityReader struct {
-	r     io.Reader
-	epoch time.Time
-	last  *atomic.Int64 // nanoseconds since epoch
+	r   io.Reader
+	dog *watchdog
 }
 
 func (a *activityReader) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
 	if n > 0 {
-		a.last.Store(int64(time.Since(a.epoch)))
+		a.dog.read()
 	}
 	return n, err
 }
@@ -234,25 +223,13 @@ func (c *Client) Prepare(req *workload.Request) {
 }
 
 func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) {
-	body := &requestBody{b: req.Body}
-	if len(body.b) == 0 {
-		bp := bodyPool.Get().(*[]byte)
-		body.b = c.enc.encode((*bp)[:0], req)
-		defer func() {
-			// The transport may read a body after the response has begun;
-			// the buffer goes back to the pool only once the transport
-			// closed it.
-			if body.closed.Load() && cap(body.b) <= 1<<20 {
-				*bp = body.b[:0]
-				bodyPool.Put(bp)
-			}
-		}()
+	body, bp := req.Body, (*[]byte)(nil)
+	if len(body) == 0 {
+		bp = bodyPool.Get().(*[]byte)
+		body = c.enc.encode((*bp)[:0], req)
 	}
-	body.Reset(body.b)
 
-	ctx, cancelTimeout := context.WithTimeoutCause(parent, c.timeout, errTimedOut)
-	defer cancelTimeout()
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 
 	// WroteRequest marks the body's last byte written, reported apart from
@@ -262,46 +239,36 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	// adding it later would copy the request on every send.
 	var written atomic.Int64
 	defer func() {
-		if w := written.Load(); w != 0 {
+		w := written.Load()
+		if w != 0 {
 			out.Written = c.epoch.Add(time.Duration(w))
+		}
+		// The transport may still be writing a body after the response
+		// has begun; a pooled buffer goes back only once it was written.
+		if bp != nil && w != 0 && cap(body) <= 1<<20 {
+			*bp = body[:0]
+			bodyPool.Put(bp)
 		}
 	}()
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(int64(time.Since(c.epoch))) }}
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, body)
+	// A *bytes.Reader, not a wrapper of one: the transport then writes the
+	// headers and the body in one write (it flushes the headers apart for
+	// any other reader), and can rewind the body to resend a request it
+	// never wrote (a kept-alive connection the server had just closed).
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		out.Class, out.Err = ClassConnect, err
 		return
 	}
-	hreq.ContentLength = int64(len(body.b))
-	// A rewindable body lets the transport resend a request it never wrote
-	// (a kept-alive connection the server had just closed).
-	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(bytes.Clone(body.b))), nil }
 	hreq.Header["Content-Type"] = []string{"application/json"}
 	hreq.Header["Accept"] = []string{"text/event-stream"}
 	if c.auth != "" {
 		hreq.Header["Authorization"] = []string{c.auth}
 	}
 
-	// The stall watchdog: one timer per request, re-armed for the time left
-	// since the last read rather than reset on every read.
-	var last atomic.Int64
-	last.Store(int64(time.Since(c.epoch)))
-	stall := c.stall
-	var timer atomic.Pointer[time.Timer]
-	watchdog := time.AfterFunc(stall, func() {
-		idle := time.Since(c.epoch) - time.Duration(last.Load())
-		if idle >= stall {
-			cancel(errStalled)
-			return
-		}
-		if t := timer.Load(); t != nil {
-			t.Reset(stall - idle)
-		} else {
-			cancel(errStalled) // cannot happen: last moves only after Store
-		}
-	})
-	timer.Store(watchdog)
-	defer watchdog.Stop()
+	var dog watchdog
+	dog.start(c.epoch, c.stall, c.timeout, cancel)
+	defer dog.stop()
 
 	// Sent is taken as the request is handed to the transport, its body
 	// already encoded: what follows is writing. A new connection's setup
@@ -314,7 +281,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		return
 	}
 	defer resp.Body.Close()
-	last.Store(int64(time.Since(c.epoch)))
+	dog.read()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		out.Class = HTTPStatusClass(resp.StatusCode)
@@ -323,7 +290,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	}
 
 	sse := c.readers.Get().(*SSEReader)
-	sse.Reset(&activityReader{r: resp.Body, epoch: c.epoch, last: &last})
+	sse.Reset(&activityReader{r: resp.Body, dog: &dog})
 	defer func() {
 		if cap(sse.buf) <= 1<<20 && cap(sse.data) <= 1<<20 {
 			sse.Reset(nil)
@@ -334,9 +301,8 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		// After [DONE], read the end of the body so the connection returns
 		// to the pool, but only briefly: a server that keeps the body open
 		// must not hold up a finished request.
-		drain := time.AfterFunc(100*time.Millisecond, func() { cancel(nil) })
+		dog.draining()
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-		drain.Stop()
 	}
 }
 
