@@ -139,6 +139,11 @@ func burst(t testing.TB, cfg Config, in, out []int) (*vrun, map[*vreq]bool) {
 // poisson runs requests of in/out tokens arriving at rate a second for d,
 // drained, and returns the statistics of those that arrived after warm.
 func poisson(t testing.TB, cfg Config, rate float64, in, out int, warm, d time.Duration) benchStats {
+	return stats(poissonRun(t, cfg, rate, in, out, d), warm, d, nil)
+}
+
+// poissonRun is poisson's run, drained.
+func poissonRun(t testing.TB, cfg Config, rate float64, in, out int, d time.Duration) *vrun {
 	v := configRun(t, cfg)
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := time.Duration(0)
@@ -147,7 +152,7 @@ func poisson(t testing.TB, cfg Config, rate float64, in, out int, warm, d time.D
 		at += time.Duration(rng.ExpFloat64() / rate * float64(time.Second))
 	}
 	v.run(time.Hour)
-	return stats(v, warm, d, nil)
+	return v
 }
 
 // lambdaLabs are the three LambdaLabs runs (testdata), by prompt count.

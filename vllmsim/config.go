@@ -74,8 +74,9 @@ type Config struct {
 	NoFrontend       bool
 	// EngineV0 simulates vLLM's V0 engine, that of vLLM 0.6 (--engine-v0):
 	// its API server holds the engine while it takes requests in, at
-	// V0FrontendOverhead a request, and with chunked prefill off every
-	// waiting prompt that fits runs before any decode.
+	// V0FrontendOverhead a request, each sequence of a step costs
+	// engine.V0SeqCPU under the roofline, and with chunked prefill off
+	// every waiting prompt that fits runs before any decode.
 	EngineV0 bool
 
 	// EOSMeanTokens is the mean output length of requests that may stop

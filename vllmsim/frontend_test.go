@@ -62,7 +62,8 @@ func TestFrontendAddsToIdleTTFT(t *testing.T) {
 	if got, want := ttft(Config{GPU: "h100"})-bare, 300*time.Microsecond+1024*time.Microsecond; got != want {
 		t.Fatalf("V1's API server adds %v to TTFT, want 0.3 ms + 1024 × 1 µs = %v", got, want)
 	}
-	if got, want := ttft(Config{GPU: "h100", EngineV0: true})-bare, 2400*time.Microsecond+1024*time.Microsecond; got != want {
+	bareV0 := ttft(Config{GPU: "h100", EngineV0: true, NoFrontend: true})
+	if got, want := ttft(Config{GPU: "h100", EngineV0: true})-bareV0, 2400*time.Microsecond+1024*time.Microsecond; got != want {
 		t.Fatalf("V0's API server adds %v, want %v", got, want)
 	}
 }
@@ -87,9 +88,8 @@ func TestFrontendHoldsV0Engine(t *testing.T) {
 		return out
 	}
 	const each = 1100 * time.Microsecond
-	p := resolved(t, Config{GPU: "h100"}).Profile
-	one := p.StepTime(engine.StepShape{Tokens: 100, Seqs: 1, Sampled: 1, PrefillPairs: 100 * 101 / 2})
-	four := p.StepTime(engine.StepShape{Tokens: 400, Seqs: 4, Sampled: 4, PrefillPairs: 4 * 100 * 101 / 2})
+	one := resolved(t, Config{GPU: "h100"}).Profile.StepTime(engine.StepShape{Tokens: 100, Seqs: 1, Sampled: 1, PrefillPairs: 100 * 101 / 2})
+	four := resolved(t, Config{GPU: "h100", EngineV0: true}).Profile.StepTime(engine.StepShape{Tokens: 400, Seqs: 4, Sampled: 4, PrefillPairs: 4 * 100 * 101 / 2})
 	v1 := firsts(false)
 	if v1[0] != each+one {
 		t.Errorf("V1: the first request's first token at %v, want 1.1 ms + one 100-token step %v", v1[0], one)
@@ -147,5 +147,22 @@ func TestFrontendOverHTTP(t *testing.T) {
 			}
 		}
 		t.Logf("V0 %v: TTFTs %v", v0, ttfts)
+	}
+}
+
+// V0's steps cost V0SeqCPU a sequence where V1's cost SeqCPU; nothing else
+// in the step differs.
+func TestV0StepsCostMoreASequence(t *testing.T) {
+	v1 := resolved(t, Config{GPU: "h100"}).Profile
+	v0 := resolved(t, Config{GPU: "h100", EngineV0: true}).Profile
+	for _, seqs := range []int{1, 64, 256} {
+		s := engine.StepShape{Tokens: seqs, Seqs: seqs, Sampled: seqs, ContextTokens: seqs * 300}
+		if got, want := v0.StepTime(s)-v1.StepTime(s), time.Duration(seqs)*(engine.V0SeqCPU-engine.CalibratedEfficiency.SeqCPU); got != want {
+			t.Errorf("%d sequences: V0's step is %v longer, want %v", seqs, got, want)
+		}
+	}
+	named := resolved(t, Config{ProfileName: "h100-llama3-8b", EngineV0: true}).Profile
+	if named.Roofline != nil || named.PerSequence != resolved(t, Config{ProfileName: "h100-llama3-8b"}).Profile.PerSequence {
+		t.Error("a hand-fit profile changed under --engine-v0")
 	}
 }

@@ -134,7 +134,11 @@ func (c *Config) resolveHardware() error {
 		if named {
 			c.Profile, err = engine.Profile(c.ProfileName)
 		} else {
-			c.Profile, err = engine.RooflineProfile(g, shape, c.TensorParallelSize, kvBytes)
+			eff := engine.CalibratedEfficiency
+			if c.EngineV0 {
+				eff = engine.V0Efficiency()
+			}
+			c.Profile, err = engine.RooflineProfile(g, shape, c.TensorParallelSize, kvBytes, eff)
 		}
 		if err != nil {
 			return err

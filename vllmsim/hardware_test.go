@@ -8,7 +8,7 @@ import (
 	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
-func resolved(t *testing.T, c Config) Config {
+func resolved(t testing.TB, c Config) Config {
 	t.Helper()
 	r, err := c.withDefaults()
 	if err != nil {

@@ -51,6 +51,23 @@ type Efficiency struct {
 var CalibratedEfficiency = Efficiency{Bandwidth: 0.8, Compute: 0.6, Attention: 0.5, Link: 0.7,
 	StepCPU: 1800 * time.Microsecond, SeqCPU: 4 * time.Microsecond}
 
+// V0SeqCPU is what vLLM's V0 engine (vLLM 0.6) spent on each scheduled
+// sequence of a step, in place of V1's SeqCPU: it prepared inputs, built
+// sampling metadata and processed outputs sequence by sequence in Python
+// within the step loop, a cost V1 was built to remove. Fitted, as the one
+// V0 factor, to the median TPOTs of LambdaLabs' bursts of 10, 80 and 320
+// prompts on one H100 (least squares of the log ratios: 7.56, 9.94 and
+// 20.0 ms published; 7.6, 11.1 and 19.0 simulated); with V1's 4 µs the
+// 320-prompt burst's TPOT came out 24% short.
+const V0SeqCPU = 24 * time.Microsecond
+
+// V0Efficiency is CalibratedEfficiency with V0's cost per sequence.
+func V0Efficiency() Efficiency {
+	e := CalibratedEfficiency
+	e.SeqCPU = V0SeqCPU
+	return e
+}
+
 // Roofline is the first-principles step-time model of a model served on
 // TP GPUs. A step costs the sum of
 //

@@ -152,7 +152,7 @@ func Profile(name string) (StepProfile, error) {
 	if name == "" || name == DefaultProfile {
 		g, _ := LookupGPU(DefaultGPU)
 		m, _ := LookupModel(DefaultModel)
-		return RooflineProfile(g, m, 1, 2)
+		return RooflineProfile(g, m, 1, 2, CalibratedEfficiency)
 	}
 	p, ok := profiles[name]
 	if !ok {
@@ -161,9 +161,10 @@ func Profile(name string) (StepProfile, error) {
 	return p, nil
 }
 
-// RooflineProfile is the calibrated roofline model of m on tp GPUs g.
-func RooflineProfile(g GPU, m ModelShape, tp int, kvBytes float64) (StepProfile, error) {
-	r, err := NewRoofline(g, m, tp, kvBytes, CalibratedEfficiency)
+// RooflineProfile is the roofline model of m on tp GPUs g with efficiency
+// eff (CalibratedEfficiency, or V0Efficiency for vLLM's V0 engine).
+func RooflineProfile(g GPU, m ModelShape, tp int, kvBytes float64, eff Efficiency) (StepProfile, error) {
+	r, err := NewRoofline(g, m, tp, kvBytes, eff)
 	if err != nil {
 		return StepProfile{}, err
 	}
