@@ -177,6 +177,10 @@ type StepReport struct {
 	HazardsOff []string `json:"hazards_off,omitempty"`
 	Verdict    Verdict  `json:"verdict"`
 	Partial    bool     `json:"partial,omitempty"`
+	// Retried lists the earlier attempts at this step that were measured
+	// again because their client was starved (runner.Config.StarvedRetries),
+	// each as its hazard's kind and message.
+	Retried []string `json:"retried,omitempty"`
 	// Sessions and Turns are set when the step replayed sessions
 	// (docs/sessions.md): its rates then count sessions per second.
 	Sessions *SessionCounts `json:"sessions,omitempty"`

@@ -39,8 +39,14 @@ type Config struct {
 	SLOs     []string
 	// Strict passes a latency SLO only when the upper end of its 95%
 	// interval is within the limit.
-	Strict      bool
-	MaxInFlight int
+	Strict bool
+	// StarvedRetries measures a step again, up to this many times, when
+	// its only hazard is client_saturation: a starved client says nothing
+	// of the server, and a shared CI machine starves one now and then.
+	// Each discarded attempt is listed in the kept step's Retried. Not for
+	// shards (their steps keep a common clock) or session replays.
+	StarvedRetries int
+	MaxInFlight    int
 	// SimArgs are the vLLM serve flags Target.Sim was parsed from, when it
 	// was: a variant sweep adds each variant's flags to them.
 	SimArgs []string

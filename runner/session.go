@@ -214,6 +214,15 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	}
 	st, used, err := RunStep(ctx, p, rate, s.next)
 	s.next += used
+	var retried []string
+	for s.cfg.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && s.sessions == nil && p.StepStart.IsZero() {
+		retried = append(retried, st.Hazards[0].Kind+": "+st.Hazards[0].Message)
+		st, used, err = RunStep(ctx, p, rate, s.next)
+		s.next += used
+	}
+	if st != nil {
+		st.Retried = retried
+	}
 	if st != nil && s.baseline != nil && err == nil {
 		checks, berr := verdict.CompareBaseline(s.baseline, st, s.plan.Seed, s.cfg.BaselineTolerance)
 		if berr != nil {
@@ -288,4 +297,10 @@ func (s *Session) finish(err error) error {
 		err = rerr
 	}
 	return err
+}
+
+// onlyStarved reports whether st is invalid for client_saturation alone.
+func onlyStarved(st *report.StepReport) bool {
+	return st != nil && st.Verdict == report.VerdictInvalid && len(st.Hazards) == 1 &&
+		st.Hazards[0].Kind == verdict.HazardClientSaturation
 }

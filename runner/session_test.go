@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/stretchr/testify/assert"
@@ -40,4 +41,43 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 	assert.Equal(t, want, first.Tokens.Input)
 	assert.Equal(t, want, second.Tokens.Input, "the second step starts at row 0 again, with its arrivals")
 	assert.Equal(t, 29, s.next, "indices 15-28: a fresh row-0 index, so prompts never repeat")
+}
+
+// A step invalid for client_saturation alone is measured again up to
+// StarvedRetries times, and only the last attempt enters the report, with
+// the others listed; any other verdict is final at once.
+func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
+	ctx := context.Background()
+	open := func(slo string, lagLimit time.Duration) *Session {
+		cfg := DefaultConfig()
+		cfg.Target.Sim = vllmsim.Config{ProfileName: "instant"}
+		cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:16:2", []float64{50}, "constant"
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, []string{slo}
+		cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples}
+		// No client keeps a schedule to the nanosecond: every attempt is
+		// starved.
+		cfg.Thresholds.MaxSendLagP99 = lagLimit
+		cfg.StarvedRetries = 2
+		s, err := Open(ctx, cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+
+	s := open("ttft.p50<=10s", time.Nanosecond)
+	st, err := s.Step(ctx, 50, 0, -1)
+	require.NoError(t, err)
+	assert.Equal(t, report.VerdictInvalid, st.Verdict)
+	require.Len(t, st.Retried, 2, "two retries, then the third attempt kept")
+	assert.Contains(t, st.Retried[0], verdict.HazardClientSaturation)
+	assert.Len(t, s.Report().Steps, 1, "one step in the report")
+	assert.Equal(t, 45, s.next, "three attempts of 15 requests each used fresh indices")
+
+	// An SLO failed by a client that kept its schedule is final.
+	s = open("ttft.p50<=1ns", 10*time.Second)
+	st, err = s.Step(ctx, 50, 0, -1)
+	require.NoError(t, err)
+	assert.Equal(t, report.VerdictFail, st.Verdict)
+	assert.Empty(t, st.Retried)
+	assert.Equal(t, 15, s.next)
 }

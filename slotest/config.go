@@ -85,6 +85,13 @@ func WithSLO(exprs ...string) Option {
 // WithStrict makes latency SLOs pass only on a conclusive interval.
 func WithStrict() Option { return func(c *Config) { c.Strict = true } }
 
+// WithStarvedRetries measures a step again, up to n times, when its only
+// hazard is client_saturation: a gate on a shared CI machine whose client
+// was starved for a moment says nothing of the server. Each discarded
+// attempt is logged and listed in the step's report (retried); any other
+// hazard or an SLO violation is final at once.
+func WithStarvedRetries(n int) Option { return func(c *Config) { c.StarvedRetries = n } }
+
 // WithMaxInFlight caps requests in flight; requests over the cap are
 // dropped and flagged, never queued.
 func WithMaxInFlight(n int) Option { return func(c *Config) { c.MaxInFlight = n } }

@@ -79,6 +79,9 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			if st == nil {
 				t.Fatalf("slotest: step did not run: %v", err)
 			}
+			for _, r := range st.Retried {
+				t.Logf("slotest: %s: measured again after an attempt whose client was starved (%s)", st.Name, r)
+			}
 			CheckStep(t, st)
 			if err != nil {
 				t.Errorf("slotest: step cut short (%v); its report is marked partial", err)
