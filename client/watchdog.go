@@ -17,14 +17,15 @@ const drainBound = 100 * time.Millisecond
 // request timeout, a context of its own) would cost a request twice as many
 // allocations and map entries.
 type watchdog struct {
-	epoch  time.Time
-	cancel context.CancelCauseFunc
-	stall  time.Duration
-	end    time.Duration // the request timeout's bound, from epoch
-	last   atomic.Int64  // the last read, from epoch
-	mu     sync.Mutex    // orders a re-arm against the drain's
-	drain  time.Duration // the drain's bound, from epoch; 0 before [DONE]
-	timer  *time.Timer
+	epoch   time.Time
+	cancel  context.CancelCauseFunc
+	stall   time.Duration
+	end     time.Duration // the request timeout's bound, from epoch
+	last    atomic.Int64  // the last read, from epoch
+	mu      sync.Mutex    // orders a re-arm against the drain's and stop
+	drain   time.Duration // the drain's bound, from epoch; 0 before [DONE]
+	stopped bool          // the request ended: a firing in flight re-arms nothing
+	timer   *time.Timer
 }
 
 // start arms the watchdog for a request that begins now.
@@ -48,11 +49,19 @@ func (w *watchdog) draining() {
 	w.mu.Unlock()
 }
 
-func (w *watchdog) stop() { w.timer.Stop() }
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.timer.Stop()
+	w.mu.Unlock()
+}
 
 func (w *watchdog) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
 	now := time.Since(w.epoch)
 	idle := now - time.Duration(w.last.Load())
 	switch {
