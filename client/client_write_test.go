@@ -2,7 +2,12 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,4 +65,36 @@ func TestRequestGoesOutInOneWrite(t *testing.T) {
 			assert.Equal(t, int64(1), writes.Load()-before, "prepared body: %v", prepared)
 		}
 	}
+}
+
+// Outcome.Written − Outcome.Sent (a step's body_write_ms) is the time the
+// body took to write, against a server of known behaviour: one that reads
+// no request body for hold. A body far larger than the socket buffers
+// cannot be written sooner; a small one fits in them at once.
+func TestBodyWriteTimeAgainstASlowReader(t *testing.T) {
+	const hold = 150 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(hold)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, Config{})
+	write := func(promptBytes int) time.Duration {
+		req := workload.Request{Prompt: strings.Repeat("a ", promptBytes/2), OutputTokens: 1}
+		c.Prepare(&req) // encoded ahead, as the dispatcher does: only the write is timed
+		var out Outcome
+		c.Do(context.Background(), req, &out)
+		require.NoError(t, out.Err)
+		require.False(t, out.Written.IsZero(), "the write time is reported")
+		return out.Written.Sub(out.Sent)
+	}
+	// 16 MB: four times what loopback's send and receive buffers hold
+	// together before the server reads.
+	big := write(16 << 20)
+	small := write(1 << 10)
+	t.Logf("body write: 16 MB %v, 1 KB %v, server reading after %v", big, small, hold)
+	assert.GreaterOrEqual(t, big, hold-20*time.Millisecond, "a 16 MB body waits for the server to read")
+	assert.Less(t, small, hold/2, "a 1 KB body is written before the server reads")
 }

@@ -31,6 +31,9 @@ var gapPremises = map[string]func(testing.TB) error{
 		if err != nil {
 			return err
 		}
+		// The roofline at the whole peak and nothing else: a one-sequence
+		// decode step's layers and LM head, the weights it reads.
+		peak := engine.Efficiency{Bandwidth: 1, Compute: 1, Attention: 1, Link: 1}
 		for _, c := range []struct {
 			model string
 			tp    int
@@ -40,11 +43,12 @@ var gapPremises = map[string]func(testing.TB) error{
 			if err != nil {
 				return err
 			}
-			read := (m.WeightBytes() - 2*float64(m.Vocab*m.Hidden)) / float64(c.tp) // all but the embedding table
-			if m.TiedEmbedding {
-				read += 2 * float64(m.Vocab*m.Hidden)
+			r, err := engine.NewRoofline(h100, m, c.tp, 2, peak)
+			if err != nil {
+				return err
 			}
-			floorMs := read / h100.HBMBandwidth * 1e3
+			linear, head, _, _, _ := r.Parts(engine.StepShape{Tokens: 1, Seqs: 1, Sampled: 1})
+			floorMs := (linear + head) * 1e3
 			if c.itl > 1.05*floorMs {
 				return fmt.Errorf("%s on %d×H100: published ITL %.2f ms is more than 5%% over the bandwidth floor %.2f ms", c.model, c.tp, c.itl, floorMs)
 			}
@@ -55,14 +59,14 @@ var gapPremises = map[string]func(testing.TB) error{
 		return nil
 	},
 	ciLengths: func(t testing.TB) error {
-		outs := lambdaLabs(t)[320].OutputLens[:200]
+		ll := lambdaLabs(t)[320]
+		outs := ll.OutputLens[:200]
 		if m := slices.Max(outs); m > 780 {
 			return fmt.Errorf("the longest of the 200 outputs is %d tokens, not at most 780", m)
 		}
 		// The slowest request sets the throughput: the last to finish is
 		// one of the five longest.
-		ll := lambdaLabs(t)[320]
-		v, _ := burst(t, offline("h100"), ll.InputLens[:200], ll.OutputLens[:200])
+		v, _ := burst(t, offline("h100"), ll.InputLens[:200], outs)
 		var last *vreq
 		for _, r := range v.finished {
 			if last == nil || r.last > last.last {

@@ -66,7 +66,11 @@ func (c Config) describeFrontend() string {
 	}
 	s := fmt.Sprintf("API server time: %v a request + %v a prompt token, one request at a time", c.FrontendOverhead, c.FrontendPerToken)
 	if c.EngineV0 {
-		s += "; V0 engine: no step while requests are taken in, 24 µs of CPU a sequence a step, prompts before decodes without chunked prefill"
+		s += "; V0 engine: no step while requests are taken in"
+		if r := c.Profile.Roofline; r != nil {
+			s += fmt.Sprintf(", %v of CPU a sequence a step", r.Eff.SeqCPU)
+		}
+		s += ", prompts before decodes without chunked prefill"
 	}
 	return s
 }

@@ -161,6 +161,13 @@ func TestV0StepsCostMoreASequence(t *testing.T) {
 			t.Errorf("%d sequences: V0's step is %v longer, want %v", seqs, got, want)
 		}
 	}
+	lines, err := Describe(Config{GPU: "h100", EngineV0: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(lines, "\n"); !strings.Contains(all, engine.V0SeqCPU.String()+" of CPU a sequence") {
+		t.Errorf("the start-up log does not give V0's CPU a sequence:\n%s", all)
+	}
 	named := resolved(t, Config{ProfileName: "h100-llama3-8b", EngineV0: true}).Profile
 	if named.Roofline != nil || named.PerSequence != resolved(t, Config{ProfileName: "h100-llama3-8b"}).Profile.PerSequence {
 		t.Error("a hand-fit profile changed under --engine-v0")
