@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/llmslo/llmslo/workload"
@@ -91,6 +90,8 @@ type Client struct {
 	key      string
 	stall    time.Duration
 	timeout  time.Duration
+	url      *url.URL    // endpoint, parsed once
+	header   http.Header // every request's, shared: the transport only reads it
 	enc      *requestEncoder
 	http     *http.Client
 	tr       *http.Transport
@@ -153,6 +154,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.APIKey != "" {
 		c.auth = "Bearer " + cfg.APIKey
+	}
+	if c.url, err = url.Parse(c.endpoint); err != nil {
+		return nil, fmt.Errorf("load: endpoint %q: %v", c.endpoint, err)
+	}
+	c.header = http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
+	if c.auth != "" {
+		c.header["Authorization"] = []string{c.auth}
 	}
 	c.readers.New = func() any { return NewSSEReader(nil) }
 	return c, nil
@@ -228,60 +236,48 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		bp = bodyPool.Get().(*[]byte)
 		body = c.enc.encode((*bp)[:0], req)
 	}
-
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-
-	// WroteRequest marks the body's last byte written, reported apart from
-	// the send (a user waits for it too). The hook runs on the transport's
-	// goroutine, possibly after do has returned: it writes an atomic, read
-	// back once when do ends. The trace goes in at the request's creation:
-	// adding it later would copy the request on every send.
-	var written atomic.Int64
+	k := c.newCall(body)
+	timerStopped := false
 	defer func() {
-		w := written.Load()
+		// WroteRequest marks the body's last byte written, reported apart
+		// from the send (a user waits for it too). The hook runs on the
+		// transport's goroutine, possibly after do has returned; a body
+		// not yet written then stays with the transport, and so does the
+		// call.
+		w := k.written.Load()
 		if w != 0 {
 			out.Written = c.epoch.Add(time.Duration(w))
 		}
-		// The transport may still be writing a body after the response
-		// has begun; a pooled buffer goes back only once it was written.
 		if bp != nil && w != 0 && cap(body) <= 1<<20 {
 			*bp = body[:0]
 			bodyPool.Put(bp)
 		}
+		k.release(timerStopped)
 	}()
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(int64(time.Since(c.epoch))) }}
-	// A *bytes.Reader, not a wrapper of one: the transport then writes the
-	// headers and the body in one write (it flushes the headers apart for
-	// any other reader), and can rewind the body to resend a request it
-	// never wrote (a kept-alive connection the server had just closed).
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, bytes.NewReader(body))
-	if err != nil {
-		out.Class, out.Err = ClassConnect, err
-		return
-	}
-	hreq.Header["Content-Type"] = []string{"application/json"}
-	hreq.Header["Accept"] = []string{"text/event-stream"}
-	if c.auth != "" {
-		hreq.Header["Authorization"] = []string{c.auth}
-	}
 
-	var dog watchdog
-	dog.start(c.epoch, c.stall, c.timeout, cancel)
-	defer dog.stop()
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	// The trace goes in with the request's context: adding it later would
+	// copy the request again.
+	hreq := k.request.WithContext(httptrace.WithClientTrace(ctx, &k.trace))
+
+	k.dog.start(c.epoch, c.stall, c.timeout, cancel)
+	defer func() { timerStopped = k.dog.stop() }()
 
 	// Sent is taken as the request is handed to the transport, its body
 	// already encoded: what follows is writing. A new connection's setup
 	// then counts as the server's time, not as send lag: a server slow to
-	// accept must not look like a saturated client.
+	// accept must not look like a saturated client. The transport is
+	// called directly: http.Client would copy the headers for redirects
+	// that a streaming POST to vLLM never gets.
 	out.Sent = time.Now()
-	resp, err := c.http.Do(hreq)
+	resp, err := c.tr.RoundTrip(hreq)
 	if err != nil {
-		out.Class, out.Err = c.classifyContext(parent, ctx, ClassConnect), err
+		out.Class, out.Err = c.classifyContext(parent, ctx, ClassConnect), fmt.Errorf("POST %s: %w", c.endpoint, err)
 		return
 	}
 	defer resp.Body.Close()
-	dog.read()
+	k.dog.read()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		out.Class = HTTPStatusClass(resp.StatusCode)
@@ -290,7 +286,8 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	}
 
 	sse := c.readers.Get().(*SSEReader)
-	sse.Reset(&activityReader{r: resp.Body, dog: &dog})
+	k.act.r = resp.Body
+	sse.Reset(&k.act)
 	defer func() {
 		if cap(sse.buf) <= 1<<20 && cap(sse.data) <= 1<<20 {
 			sse.Reset(nil)
@@ -301,7 +298,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		// After [DONE], read the end of the body so the connection returns
 		// to the pool, but only briefly: a server that keeps the body open
 		// must not hold up a finished request.
-		dog.draining()
+		k.dog.draining()
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
 }

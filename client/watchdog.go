@@ -34,7 +34,14 @@ func (w *watchdog) start(epoch time.Time, stall, timeout time.Duration, cancel c
 	w.epoch, w.stall, w.end, w.cancel = epoch, stall, now+timeout, cancel
 	w.last.Store(int64(now))
 	w.mu.Lock()
-	w.timer = time.AfterFunc(min(stall, timeout), w.fire)
+	w.drain, w.stopped = 0, false
+	if w.timer == nil {
+		w.timer = time.AfterFunc(min(stall, timeout), w.fire)
+	} else {
+		// A watchdog is reused only after a stop that caught its timer
+		// before it fired, so no firing of the last request is in flight.
+		w.timer.Reset(min(stall, timeout))
+	}
 	w.mu.Unlock()
 }
 
@@ -49,11 +56,13 @@ func (w *watchdog) draining() {
 	w.mu.Unlock()
 }
 
-func (w *watchdog) stop() {
+// stop ends the watchdog's watch and reports whether its timer was caught
+// before it fired: only then may the watchdog be started again.
+func (w *watchdog) stop() bool {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.stopped = true
-	w.timer.Stop()
-	w.mu.Unlock()
+	return w.timer.Stop()
 }
 
 func (w *watchdog) fire() {

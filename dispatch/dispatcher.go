@@ -49,6 +49,8 @@ type Dispatch struct {
 	// Wait is how the dispatcher waits for each send's time; the zero
 	// value, WaitFine, is the punctual one (bench/ compares the modes).
 	Wait WaitMode
+
+	senders *senders // the last Run's, for tests
 }
 
 // DispatchResult says how a dispatch ended.
@@ -84,7 +86,26 @@ func (d *Dispatch) Run(ctx context.Context) (DispatchResult, error) {
 	var drainExpired atomic.Bool
 	var boundAt atomic.Int64 // when the bound passed, as an offset from start (monotonic)
 	var inFlight atomic.Int64
-	var wg sync.WaitGroup
+	senders := newSenders(func(s send) {
+		req, intended := s.req, s.intended
+		out := client.Outcome{Request: req, Intended: intended}
+		doCtx, disarm := d.Cancel.arm(reqCtx, req.Index, intended)
+		d.Doer.Do(doCtx, req, &out)
+		disarm()
+		end := time.Now()
+		end = markAbandoned(doCtx, &out, end)
+		if !out.OK() && out.Class != client.ClassAbandoned && reqCtx.Err() != nil {
+			if drainExpired.Load() {
+				out.Class = client.ClassUnfinished
+				end = start.Add(time.Duration(boundAt.Load()))
+			} else {
+				out.Class = client.ClassCanceled
+			}
+		}
+		inFlight.Add(-1)
+		d.Recorder.Record(&out, end)
+	})
+	d.senders = senders
 
 	prepared, stopPrep := d.prepare(ctx)
 	defer stopPrep()
@@ -114,30 +135,12 @@ dispatch:
 		res.Sent++
 		inFlight.Add(1)
 		d.Recorder.Started(intended)
-		wg.Add(1)
-		go func(req workload.Request, intended time.Time) {
-			defer wg.Done()
-			out := client.Outcome{Request: req, Intended: intended}
-			doCtx, disarm := d.Cancel.arm(reqCtx, req.Index, intended)
-			d.Doer.Do(doCtx, req, &out)
-			disarm()
-			end := time.Now()
-			end = markAbandoned(doCtx, &out, end)
-			if !out.OK() && out.Class != client.ClassAbandoned && reqCtx.Err() != nil {
-				if drainExpired.Load() {
-					out.Class = client.ClassUnfinished
-					end = start.Add(time.Duration(boundAt.Load()))
-				} else {
-					out.Class = client.ClassCanceled
-				}
-			}
-			inFlight.Add(-1)
-			d.Recorder.Record(&out, end)
-		}(req, intended)
+		senders.start(send{req, intended})
 	}
 
+	senders.closing()
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { senders.wait(); close(done) }()
 	bound := time.NewTimer(drainTimeout)
 	defer bound.Stop()
 	select {
