@@ -131,14 +131,12 @@ slots:
 			res.Canceled = true
 			break slots
 		}
-		if wait := time.Until(intended); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				res.Canceled = true
-				break slots
-			}
+		// Sessions start as the dispatcher sends: punctually. Turns inside
+		// a session wait on a plain timer (sleepUntil): thousands of them
+		// may wait at once, and the fine wait's last stretch holds a thread.
+		if !waitUntil(ctx, WaitFine, timer, intended) {
+			res.Canceled = true
+			break slots
 		}
 		res.Started++
 		roots.Add(1)

@@ -88,6 +88,9 @@ func (t *table) med(kind, label, mode string, rate float64, val string) (float64
 func (t *table) print(w io.Writer) {
 	fmt.Fprintln(w, "| measure | llmslo | reference | ratio | target |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
+	if len(t.rs) == 0 {
+		return // the sweeps alone (compare.sh -S): their rows follow
+	}
 	row := func(measure, ours, ref, ratio, target string) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", measure, ours, ref, ratio, target)
 	}
