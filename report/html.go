@@ -194,6 +194,7 @@ var htmlFuncs = template.FuncMap{
 	},
 	"pct":  pctText,
 	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"join": strings.Join,
 	"num":  numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
@@ -267,6 +268,7 @@ section.step{break-inside:avoid-page}
 <p>{{rate .RateAchieved}} req/s achieved (target {{rate .RateTarget}}, {{.Arrival}} arrivals) over {{.DurationS}} s after {{.WarmupS}} s of warm-up: {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
 {{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
 {{end}}
+{{with .HazardsOff}}<p class="note">Hazards not judged, turned off by the run: {{join . ", "}}.</p>{{end}}
 {{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
 <thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th class="result">result</th></tr></thead>
 <tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="result {{.Class}}">{{.Result}}</td></tr>

@@ -48,6 +48,9 @@ func Markdown(title string, r *Report) string {
 			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
 		}
 	}
+	if off := r.hazardsOff(); len(off) > 0 {
+		fmt.Fprintf(&b, "\n\n_Hazards not judged, turned off by the run: %s._", strings.Join(off, ", "))
+	}
 	if r.Partial {
 		fmt.Fprintf(&b, "\n\n_Partial run: %s_", r.Reason)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -50,6 +51,9 @@ func WriteSummary(w io.Writer, r *Report) {
 		}
 	}
 	writeAbandoned(w, r)
+	if off := r.hazardsOff(); len(off) > 0 {
+		fmt.Fprintf(w, "note: hazards not judged, turned off by the run: %s\n", strings.Join(off, ", "))
+	}
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
@@ -124,6 +128,23 @@ func WriteStep(w io.Writer, s *StepReport) {
 	for _, h := range s.Hazards {
 		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
 	}
+	if len(s.HazardsOff) > 0 {
+		fmt.Fprintf(w, "  hazards not judged (turned off): %s\n", strings.Join(s.HazardsOff, ", "))
+	}
+}
+
+// hazardsOff lists, once each and in order, the hazard kinds some step did
+// not judge: a verdict that rests on fewer checks must say so.
+func (r *Report) hazardsOff() []string {
+	var off []string
+	for i := range r.Steps {
+		for _, k := range r.Steps[i].HazardsOff {
+			if !slices.Contains(off, k) {
+				off = append(off, k)
+			}
+		}
+	}
+	return off
 }
 
 func formatErrors(m map[string]int) string {

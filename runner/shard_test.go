@@ -69,6 +69,8 @@ func TestShardConfigIsChecked(t *testing.T) {
 		"compare the merged report":               func(c *Config) { c.Baseline = "gate.json" },
 		"passed":                                  func(c *Config) { c.StartAt = time.Now().Add(-3 * time.Second) },
 		"the index must be in [0, 2)":             func(c *Config) { c.Shard.Index = 2 },
+		"cannot measure one again":                func(c *Config) { c.StarvedRetries = 1 },
+		"must not be negative":                    func(c *Config) { c.Shard, c.StartAt, c.StarvedRetries = Shard{}, time.Time{}, -1 },
 	}
 	for want, doctor := range cases {
 		c := base

@@ -89,7 +89,8 @@ func WithStrict() Option { return func(c *Config) { c.Strict = true } }
 // hazard is client_saturation: a gate on a shared CI machine whose client
 // was starved for a moment says nothing of the server. Each discarded
 // attempt is logged and listed in the step's report (retried); any other
-// hazard or an SLO violation is final at once.
+// hazard or an SLO violation is final at once. A gate run as a shard
+// (SLOTEST_START_AT) measures each step once: its steps keep the shared clock.
 func WithStarvedRetries(n int) Option { return func(c *Config) { c.StarvedRetries = n } }
 
 // WithMaxInFlight caps requests in flight; requests over the cap are

@@ -20,8 +20,10 @@ func TestShardEnvironmentIsRead(t *testing.T) {
 	t.Setenv(EnvShard, "1/3")
 	t.Setenv(EnvStartAt, "2030-01-01T00:00:00Z")
 	cfg := NewConfig()
+	WithStarvedRetries(1)(&cfg) // the gate's own: a shard's steps keep the shared clock
 	require.NoError(t, applyShardEnv(&cfg))
 	assert.Equal(t, runner.Shard{Index: 1, Count: 3}, cfg.Shard)
+	assert.Zero(t, cfg.StarvedRetries)
 	assert.Equal(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), cfg.StartAt.UTC())
 	assert.Equal(t, filepath.Join("out", "shard-1-of-3"), shardDir("out", cfg))
 

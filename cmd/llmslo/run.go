@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,8 @@ type runFlags struct {
 	cancelRate                                          float64
 	cancelAfter                                         time.Duration
 	requestsOut                                         string
+	hazardsOff                                          multiFlag
+	starvedRetries                                      int
 }
 
 type multiFlag []string
@@ -78,6 +81,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.requestsOut, "requests-out", "", "write one JSON line per request to this file (docs/requests.md)")
 	fs.Float64Var(&f.thinkScale, "think-time-scale", 1, "multiply the think time before each turn of a session replay (> 0; 1 as recorded)")
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
+	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
+	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
 }
@@ -109,6 +114,21 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	if len(f.slos) > 0 {
 		c.SLOs = append([]string(nil), f.slos...)
 	}
+	for _, list := range f.hazardsOff {
+		for _, kind := range strings.Split(list, ",") {
+			kind = strings.TrimSpace(kind)
+			if !slices.Contains(verdict.HazardKinds, kind) {
+				return c, fmt.Errorf("--hazard-off %q: no such hazard (known: %s)", kind, strings.Join(verdict.HazardKinds, ", "))
+			}
+			if !c.Thresholds.IsOff(kind) {
+				c.Thresholds.Off = append(c.Thresholds.Off, kind)
+			}
+		}
+	}
+	if f.starvedRetries < 0 {
+		return c, fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
+	}
+	c.StarvedRetries = f.starvedRetries
 	if !f.quiet {
 		c.Progress = stderr
 	}

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -66,4 +70,40 @@ func TestBaselineIgnoresTheGoTestEnvironment(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--update-baseline", "the error names the command's own flag")
 	assert.NotContains(t, stderr, "slotest")
+}
+
+// --hazard-off takes a hazard out of the verdict and says so wherever the
+// verdict is read: 40 requests cannot vouch for a p99 (too_few_samples)
+// until that hazard is turned off, and the pass then names what it skipped.
+func TestHazardOffIsJudgedWithoutItAndSaysSo(t *testing.T) {
+	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Millisecond}})
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "report.json")
+	args := func(extra ...string) []string {
+		return append([]string{"run", "--target", srv.URL, "--rates", "20", "--duration", "2s", "--warmup", "0s",
+			"--arrival", "constant", "--fixture", "fixed:8:4", "--slo", "ttft.p99<=10s", "--quiet", "--report", path}, extra...)
+	}
+	code, stdout, stderr := runArgs(t, args()...)
+	assert.Equal(t, exitInvalid, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "too_few_samples")
+
+	// A busy machine may starve the in-process client: that hazard is off
+	// here too, so that the claim is about the one under test.
+	code, stdout, stderr = runArgs(t, args("--hazard-off", "too_few_samples", "--hazard-off", "client_saturation,too_few_samples")...)
+	assert.Equal(t, exitPass, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "note: hazards not judged, turned off by the run: too_few_samples, client_saturation")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rep report.Report
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	require.Len(t, rep.Steps, 1)
+	assert.Equal(t, []string{"too_few_samples", "client_saturation"}, rep.Steps[0].HazardsOff)
+	assert.Contains(t, report.Markdown("gate", &rep), "Hazards not judged, turned off by the run: too_few_samples, client_saturation")
+
+	code, _, stderr = runArgs(t, "run", "--rates", "1", "--hazard-off", "cold_cache")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--hazard-off "cold_cache": no such hazard (known: client_saturation, warm_cache`)
+	code, _, stderr = runArgs(t, "run", "--rates", "1", "--starved-retries", "-1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--starved-retries -1")
 }
