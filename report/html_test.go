@@ -143,6 +143,11 @@ func TestWriteHTMLShowsVerdictStepsHazardsAndLimits(t *testing.T) {
 	contains(t, page, "limit itl.p99 ≤ 250 ms")
 	notContains(t, page, "<?xml")
 	notContains(t, page, "chart unavailable")
+	notContains(t, page, "Hazards not judged")
+
+	// A hazard turned off is named where the step's verdict is read.
+	r.Steps[0].HazardsOff = []string{"not_steady", "warm_cache"}
+	contains(t, renderHTML(t, r), "Hazards not judged, turned off by the run: not_steady, warm_cache.")
 }
 
 func TestWriteHTMLEscapesReportStrings(t *testing.T) {
