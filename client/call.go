@@ -20,8 +20,7 @@ import (
 // never rewinds the body), and the watchdog's timer was stopped before it
 // fired (so no firing is in flight).
 type call struct {
-	epoch   time.Time
-	written atomic.Int64 // when the body's last byte was written, from epoch; 0 before
+	written atomic.Int64 // when the body's last byte was written, from dog.epoch; 0 before
 	trace   httptrace.ClientTrace
 	wrote   func(httptrace.WroteRequestInfo)
 	dog     watchdog
@@ -35,7 +34,7 @@ type call struct {
 
 var calls = sync.Pool{New: func() any {
 	k := &call{}
-	k.wrote = func(httptrace.WroteRequestInfo) { k.written.Store(int64(time.Since(k.epoch))) }
+	k.wrote = func(httptrace.WroteRequestInfo) { k.written.Store(int64(time.Since(k.dog.epoch))) }
 	k.rewind = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(k.payload)), nil }
 	k.act.dog = &k.dog
 	k.body = io.NopCloser(&k.reader)
@@ -45,7 +44,6 @@ var calls = sync.Pool{New: func() any {
 // newCall readies a call for a POST of body to c's endpoint.
 func (c *Client) newCall(body []byte) *call {
 	k := calls.Get().(*call)
-	k.epoch = c.epoch
 	k.written.Store(0)
 	// Assigned whole each time: httptrace composes a trace found in the
 	// caller's context into this one, which must not carry over.
@@ -72,13 +70,12 @@ func (c *Client) newCall(body []byte) *call {
 	return k
 }
 
-// release returns k for reuse when nothing can reach it any more.
-func (k *call) release(timerStopped bool) {
-	if k.written.Load() == 0 || !timerStopped {
+// release ends the call's watchdog and returns k for reuse when nothing
+// can reach it any more. The next newCall overwrites the rest.
+func (k *call) release() {
+	if !k.dog.stop() || k.written.Load() == 0 {
 		return
 	}
-	k.payload, k.act.r = nil, nil
-	k.dog.cancel = nil
-	k.request = http.Request{}
+	k.payload, k.act.r, k.dog.cancel = nil, nil, nil
 	calls.Put(k)
 }

@@ -237,7 +237,6 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		body = c.enc.encode((*bp)[:0], req)
 	}
 	k := c.newCall(body)
-	timerStopped := false
 	defer func() {
 		// WroteRequest marks the body's last byte written, reported apart
 		// from the send (a user waits for it too). The hook runs on the
@@ -252,7 +251,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 			*bp = body[:0]
 			bodyPool.Put(bp)
 		}
-		k.release(timerStopped)
+		k.release()
 	}()
 
 	ctx, cancel := context.WithCancelCause(parent)
@@ -262,7 +261,6 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	hreq := k.request.WithContext(httptrace.WithClientTrace(ctx, &k.trace))
 
 	k.dog.start(c.epoch, c.stall, c.timeout, cancel)
-	defer func() { timerStopped = k.dog.stop() }()
 
 	// Sent is taken as the request is handed to the transport, its body
 	// already encoded: what follows is writing. A new connection's setup

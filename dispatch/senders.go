@@ -26,8 +26,7 @@ type senders struct {
 	run     func(send)
 	handoff chan send // unbuffered: a send succeeds only into an idle sender
 	wg      sync.WaitGroup
-	started int // goroutines started; read once all have ended
-	mu      sync.Mutex
+	started int // goroutines started; written by start alone, read after wait
 }
 
 func newSenders(run func(send)) *senders {
@@ -40,9 +39,7 @@ func (p *senders) start(s send) {
 	select {
 	case p.handoff <- s:
 	default:
-		p.mu.Lock()
 		p.started++
-		p.mu.Unlock()
 		p.wg.Add(1)
 		go p.loop(s)
 	}
@@ -63,8 +60,4 @@ func (p *senders) closing() { close(p.handoff) }
 func (p *senders) wait() { p.wg.Wait() }
 
 // goroutines is how many goroutines have been started.
-func (p *senders) goroutines() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.started
-}
+func (p *senders) goroutines() int { return p.started }

@@ -146,6 +146,9 @@ func (c *Config) validate() error {
 	if err := c.Thresholds.Validate(); err != nil {
 		return err
 	}
+	if c.StarvedRetries < 0 {
+		return fmt.Errorf("StarvedRetries %d must not be negative", c.StarvedRetries)
+	}
 	if err := c.validateThink(); err != nil {
 		return err
 	}

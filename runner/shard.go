@@ -76,10 +76,7 @@ func (c *Config) validateShard() error {
 	if err := checkStartAt(c.StartAt); err != nil {
 		return err
 	}
-	switch {
-	case c.StarvedRetries < 0:
-		return fmt.Errorf("StarvedRetries %d must not be negative", c.StarvedRetries)
-	case c.StarvedRetries > 0 && !c.StartAt.IsZero():
+	if c.StarvedRetries > 0 && !c.StartAt.IsZero() {
 		// Steps on a shared clock start at fixed instants: a step measured
 		// again would run into the next one's.
 		return errors.New("a run with a start time (--start-at, SLOTEST_START_AT, shards) keeps its steps on a fixed clock and cannot measure one again: drop the starved-step retries")
