@@ -43,8 +43,8 @@ type Config struct {
 	// StarvedRetries measures a step again, up to this many times, when
 	// its only hazard is client_saturation: a starved client says nothing
 	// of the server, and a shared CI machine starves one now and then.
-	// Each discarded attempt is listed in the kept step's Retried. Not for
-	// shards (their steps keep a common clock) or session replays.
+	// Each discarded attempt is listed in the kept step's Retried. Not with
+	// a start time (shards): those steps keep a common clock.
 	StarvedRetries int
 	MaxInFlight    int
 	// SimArgs are the vLLM serve flags Target.Sim was parsed from, when it

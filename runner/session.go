@@ -215,7 +215,7 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	st, used, err := RunStep(ctx, p, rate, s.next)
 	s.next += used
 	var retried []string
-	for s.cfg.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && s.sessions == nil && p.StepStart.IsZero() {
+	for s.cfg.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
 		retried = append(retried, st.Hazards[0].Kind+": "+st.Hazards[0].Message)
 		st, used, err = RunStep(ctx, p, rate, s.next)
 		s.next += used

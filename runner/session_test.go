@@ -73,6 +73,25 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	assert.Len(t, s.Report().Steps, 1, "one step in the report")
 	assert.Equal(t, 45, s.next, "three attempts of 15 requests each used fresh indices")
 
+	// A session replay is measured again the same way, with fresh sessions.
+	dir, _ := smallWeka(t)
+	cfg := DefaultConfig()
+	cfg.Target.Sim = vllmsim.Config{ProfileName: "instant", MaxModelLen: 65536}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = dir, []float64{3}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, []string{"ttft.p50<=10s"}
+	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
+	cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples, verdict.HazardNotSteady, verdict.HazardWarmCache}
+	cfg.Thresholds.MaxSendLagP99, cfg.StarvedRetries = time.Nanosecond, 1
+	replay, err := Open(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { replay.Close() })
+	st, err = replay.Step(ctx, 3, 0, -1)
+	require.NoError(t, err)
+	require.NotNil(t, st.Sessions)
+	require.Len(t, st.Retried, 1, "one retry, then the second attempt kept")
+	assert.Len(t, replay.Report().Steps, 1)
+	assert.Equal(t, 6, replay.next, "two attempts of 3 sessions each used fresh indices")
+
 	// An SLO failed by a client that kept its schedule is final.
 	s = open("ttft.p50<=1ns", 10*time.Second)
 	st, err = s.Step(ctx, 50, 0, -1)
