@@ -127,7 +127,11 @@ func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
 	t.Cleanup(srv.Close)
 	step := func(in int) report.StepReport {
 		p := constantPlan(t, engineClient(t, srv.URL), 5, 2*time.Second, in, 1, "ttft.p50<=10s")
-		p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
+		// The scheduler-latency signal is the in-process server's: decoding
+		// 600 KB bodies, its collector stalls the shared scheduler (7 to 17
+		// ms p99 at 12% CPU on a CI runner). The claim here is the send lag,
+		// whose own limit stays at its default.
+		p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSchedLatencyP99: time.Second}
 		rep, err := Run(context.Background(), p)
 		require.NoError(t, err)
 		require.Equal(t, 10, rep.Steps[0].Requests.Completed, "%v", rep.Steps[0].Errors)
