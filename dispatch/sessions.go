@@ -35,8 +35,11 @@ type SessionRecorder interface {
 // starts at Start+Schedule[k] whatever the server does, and inside it each
 // turn waits for the previous response, as the recorded client did. Turn
 // t+1 is intended at the end of turn t's response (and of the sub-agents
-// it waits for) plus its think time, scaled and capped; a sub-agent starts
-// at its StartOffset after its parent's start and runs beside it. Intended
+// it waits for) plus its think time, scaled and capped. A sub-agent runs
+// beside its parent; it starts after the replayed response that started it,
+// by the recorded wait scaled as think is (fixtures.Session.SpawnOf), or,
+// where the source kept no response ends, at its StartOffset after its
+// parent's start. Intended
 // times inside a session are computed as the replay runs, from the
 // responses it gets; TTFT counts from them, so a late client shows as send
 // lag, never as a shorter wait.

@@ -115,6 +115,61 @@ func TestSessionTurnsWaitForResponsesThinkTimesAndSubAgents(t *testing.T) {
 	assert.Equal(t, endedSession{start, m0.out.Sent, 0, false}, log.sessions[0])
 }
 
+// spawnTree: a parent whose first response was recorded as ending at 50 ms
+// and starting a sub-agent 10 ms later (at 60 ms); its turn 1 waits for it.
+func spawnTree() *fixtures.Session {
+	sub := &fixtures.Session{ID: "sub", StartOffset: 60 * ms, Turns: []fixtures.Turn{{Input: 1, Output: 1}}}
+	return &fixtures.Session{ID: "main", Turns: []fixtures.Turn{
+		{End: 50 * ms, Input: 1, Output: 1},
+		{At: 120 * ms, Think: 10 * ms, Input: 2, Output: 1, WaitFor: []string{"sub"}},
+	}, Children: []*fixtures.Session{sub}}
+}
+
+// A sub-agent starts after the replayed response that started it, by the
+// recorded wait, whatever the server's speed: never before that response
+// ended (a slow server), never late for want of the old server's time (a
+// fast one).
+func TestSubAgentsStartAfterTheResponseThatStartedThem(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		service time.Duration
+		scale   float64
+		gap     time.Duration
+	}{
+		{"fast server", 5 * ms, 1, 10 * ms},
+		{"slow server", 90 * ms, 1, 10 * ms},
+		{"think scaled", 5 * ms, 0.5, 5 * ms},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log := &turnLog{}
+			d := Sessions{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: sleepDoer(c.service),
+				Recorder: log, ThinkScale: c.scale}
+			_, err := d.Run(context.Background())
+			require.NoError(t, err)
+			m0, s0 := log.find(t, 0, "", 0), log.find(t, 0, "sub", 0)
+			assert.Equal(t, m0.at.Add(c.gap), s0.out.Intended, "the sub-agent starts %v after turn 0's response ended", c.gap)
+		})
+	}
+}
+
+// A parent cut before the response that starts a sub-agent never starts it:
+// the sub-agent's turns are unsent.
+func TestACutParentLeavesItsSubAgentUnsent(t *testing.T) {
+	hang := DoerFunc(func(ctx context.Context, req workload.Request, out *client.Outcome) {
+		out.Sent = time.Now()
+		<-ctx.Done()
+		out.Class, out.Err = client.ClassCanceled, ctx.Err()
+	})
+	log := &turnLog{}
+	d := Sessions{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: hang, Recorder: log, DrainTimeout: 30 * ms}
+	res, err := d.Run(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Unsent, "the parent's turn 1 and the sub-agent's turn")
+	require.Len(t, log.sessions, 1)
+	assert.Equal(t, endedSession{log.sessions[0].intended, log.sessions[0].firstSent, 2, true}, log.sessions[0])
+	assert.Len(t, log.turns, 1, "only turn 0 was sent")
+}
+
 func TestSessionGapThinkTimesCountFromTheSend(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{
 		{Input: 1, Output: 1}, {At: 50 * ms, Think: 50 * ms, Input: 1, Output: 1}, {At: 55 * ms, Think: 5 * ms, Input: 1, Output: 1}}}

@@ -54,13 +54,23 @@ type child struct {
 // returns when all of it has ended: at the last response's end.
 func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, start time.Time, rec bool, t *tally, root bool) time.Time {
 	children := make(map[string]*child, len(s.Children))
-	for _, c := range s.Children {
-		ch := &child{done: make(chan struct{})}
-		children[c.ID] = ch
+	spawnedBy := make([][]*fixtures.Session, len(s.Turns)) // sub-agents each turn's response starts
+	launched := make(map[string]bool, len(s.Children))
+	launch := func(c *fixtures.Session, at time.Time) {
+		ch := children[c.ID]
+		launched[c.ID] = true
 		go func() {
 			defer close(ch.done)
-			ch.end = r.thread(i, c, r.build(i, c, 0), start.Add(c.StartOffset), rec, t, false)
+			ch.end = r.thread(i, c, r.build(i, c, 0), at, rec, t, false)
 		}()
+	}
+	for _, c := range s.Children {
+		children[c.ID] = &child{done: make(chan struct{})}
+		if sp := s.SpawnOf(c); sp.Turn >= 0 {
+			spawnedBy[sp.Turn] = append(spawnedBy[sp.Turn], c)
+		} else {
+			launch(c, start.Add(c.StartOffset))
+		}
 	}
 	var end, intended time.Time
 	var next <-chan workload.Request
@@ -105,12 +115,30 @@ func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, st
 			r.cut(t, len(s.Turns)-k-1)
 			break
 		}
+		// The sub-agents this response asked for start after it ended, by
+		// the recorded wait: a client-side delay, so scaled as think is.
+		for _, c := range spawnedBy[k] {
+			launch(c, end.Add(r.think(s.SpawnOf(c).Gap)))
+		}
 	}
-	for _, ch := range children {
+	for _, c := range s.Children {
+		ch := children[c.ID]
+		if !launched[c.ID] {
+			// Its parent was cut before the response that starts it.
+			r.cut(t, turnsIn(c))
+			continue
+		}
 		<-ch.done
 		end = later(end, ch.end)
 	}
 	return end
+}
+
+// turnsIn counts s's turns and its sub-agents'.
+func turnsIn(s *fixtures.Session) int {
+	n := 0
+	fixtures.Walk([]*fixtures.Session{s}, func(s *fixtures.Session) { n += len(s.Turns) })
+	return n
 }
 
 // cut notes that the step's end stopped a session with unsent turns left.

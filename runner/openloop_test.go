@@ -100,7 +100,14 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.Equal(t, 20, done, "and every completion")
 	assert.Equal(t, int64(20*20), tokens, "and every output token")
 	assert.Equal(t, 10, s.Timeline[0].Sent, "10 sends in the first second at 10 req/s")
-	assert.InDelta(t, 50, s.Timeline[1].TTFTMaxMs, 5, "the largest TTFT among the requests that completed in that second")
+	// The largest TTFT among the requests that completed in that second: at
+	// least the server's 50 ms and that second's mean, at most the step's
+	// largest (a busy machine stretches single requests past any fixed
+	// tolerance, in the client's send or the server's timers).
+	sec1 := s.Timeline[1]
+	assert.GreaterOrEqual(t, sec1.TTFTMaxMs, 50-tol, "the largest TTFT in that second")
+	assert.GreaterOrEqual(t, sec1.TTFTMaxMs, sec1.TTFTMeanMs, "a maximum, not a mean")
+	assert.LessOrEqual(t, sec1.TTFTMaxMs, s.TTFT.Max+1e-3, "no larger than the step's largest TTFT (histogram precision)")
 }
 
 // capacityServer runs at most 2 sequences at a time in steps of 11 ms,
