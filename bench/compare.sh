@@ -12,23 +12,27 @@
 #                              on two cores beside the simulator or the bare server, and
 #                              pinned to one core
 #
-# Usage: bench/compare.sh [-n REPEATS] [-o DIR] [-s] [-S] [-p PORT]
+# Usage: bench/compare.sh [-n REPEATS] [-o DIR] [-s] [-S] [-p PORT] [-u URL]
 #   -n  repeats of each measure, interleaved (default 3); the table shows medians
 #   -o  where results, reports and logs go (default: a new temporary directory)
 #   -s  skip the sweeps;  -S  run only the sweeps
 #   -p  first of the local ports used (default 18100; five in all)
+#   -u  send the send-lag rows to a bare server at URL (`harness serve -addr
+#       0.0.0.0:8100` on another machine), so that the client has this
+#       machine's cores to itself, as a load generator in use does
 # Run it on a quiet machine: `uptime` is printed with the results, and a
 # figure measured under load is noise.
 set -euo pipefail
 
-repeats=3 out="" sweep=1 only_sweep=0 port=18100
-while getopts "n:o:sSp:" opt; do
+repeats=3 out="" sweep=1 only_sweep=0 port=18100 lag_url=""
+while getopts "n:o:sSp:u:" opt; do
 	case $opt in
 	n) repeats=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) sweep=0 ;;
 	S) only_sweep=1 ;;
 	p) port=$OPTARG ;;
+	u) lag_url=$OPTARG ;;
 	*) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 3 ;;
 	esac
 done
@@ -75,10 +79,12 @@ start() {
 h() { "$bin/harness" "$1" -out "$res" "${@:2}" >/dev/null || echo "harness $* failed" >&2; }
 
 paced=$((port)) plain=$((port + 1)) held=$((port + 2)) simp=$((port + 3)) sweepp=$((port + 4))
+lag_url=${lag_url:-http://127.0.0.1:$plain}
 
 {
 	echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -sr), $(go version | cut -d' ' -f3)"
 	echo "load before: $(uptime | sed 's/.*load average: //')"
+	echo "send-lag rows against: $lag_url"
 } | tee "$out/machine.txt" >&2
 
 if [[ $only_sweep == 0 ]]; then
@@ -119,11 +125,11 @@ if [[ $only_sweep == 0 ]]; then
 				fi
 			done
 		done
-		h lag -url "http://127.0.0.1:$plain" -rate 2000 -arrival constant -wait fine -duration 5s
+		h lag -url "$lag_url" -rate 2000 -arrival constant -wait fine -duration 5s
 
 		for rate in 1000 5000 10000; do
 			for mode in fine timer spin; do
-				h lag -url "http://127.0.0.1:$plain" -rate "$rate" -wait "$mode" -duration 5s
+				h lag -url "$lag_url" -rate "$rate" -wait "$mode" -duration 5s
 			done
 		done
 		for side in $sides; do
