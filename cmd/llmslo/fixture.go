@@ -256,6 +256,18 @@ func writeSessionStats(out io.Writer, st fixtures.SessionStats, thinkIsGap, bloc
 	} else {
 		fmt.Fprintf(tw, "think time\tnone (every session has one turn)\n")
 	}
+	switch {
+	case st.SubAgents == 0:
+	case st.SpawnsPlaced == 0:
+		fmt.Fprintf(tw, "sub-agent starts\tat their recorded offsets from their parents' starts (the source kept no response ends)\n")
+	default:
+		rest := ""
+		if st.SpawnsPlaced < st.SubAgents {
+			rest = "; the rest at their recorded offsets from their parents' starts"
+		}
+		fmt.Fprintf(tw, "sub-agent starts\t%d of %d after the response that started them: p50 %.2f s, max %.2f s after its end%s\n",
+			st.SpawnsPlaced, st.SubAgents, st.SpawnGapP50S, st.SpawnGapMaxS, rest)
+	}
 	if blocks {
 		fmt.Fprintf(tw, "in-session hit rate\t%.1f%% expected (blocks resent within a session and its sub-agents; per-session mean %.1f%%)\n",
 			100*st.PrefixHitRate, 100*st.MeanSessionHitRate)

@@ -147,6 +147,9 @@ func TestFixtureStatsSessions(t *testing.T) {
 		"think time           p50 4.0 s, p95 61.7 s over 54 turns (the client's wait after the previous response)",
 		"in-session hit rate  86.2% expected",
 		"per-session mean 68.8%",
+		// trace_0277's four sub-agents start 0.681, 0.694, 0.694 and 0.970 s
+		// after the end (t + api_time) of the parent's response before them.
+		"sub-agent starts     4 of 4 after the response that started them: p50 0.69 s, max 0.97 s after its end",
 	} {
 		assert.Contains(t, out, want)
 	}
@@ -160,6 +163,8 @@ func TestFixtureStatsSessions(t *testing.T) {
 			Requests      int     `json:"requests"`
 			ThinkP95S     float64 `json:"think_p95_s"`
 			PrefixHitRate float64 `json:"prefix_hit_rate"`
+			SpawnsPlaced  int     `json:"spawns_placed"`
+			SpawnGapMaxS  float64 `json:"spawn_gap_max_s"`
 		} `json:"sessions"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -168,6 +173,8 @@ func TestFixtureStatsSessions(t *testing.T) {
 	assert.Equal(t, 62, got.Sessions.Requests)
 	assert.InDelta(t, 61.7, got.Sessions.ThinkP95S, 1e-9)
 	assert.InDelta(t, 0.862, got.Sessions.PrefixHitRate, 0.0005)
+	assert.Equal(t, 4, got.Sessions.SpawnsPlaced)
+	assert.InDelta(t, 0.970, got.Sessions.SpawnGapMaxS, 1e-9)
 
 	code, out, _ = runFixtureCLI(t, "stats", filepath.Join("..", "..", "fixtures", "testdata", "burstgpt_small.csv"))
 	require.Equal(t, exitPass, code)
