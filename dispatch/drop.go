@@ -3,6 +3,7 @@ package dispatch
 import (
 	"time"
 
+	"github.com/llmslo/llmslo/client"
 	"github.com/llmslo/llmslo/workload"
 )
 
@@ -20,4 +21,14 @@ func (d *Dispatch) dropped(req workload.Request, intended time.Time) {
 		return
 	}
 	d.Recorder.Dropped(intended)
+}
+
+// UnmeasuredRecorder is a Recorder that also wants the turns of sessions
+// started in the warm-up, which are not measured (per-request records
+// keep them, marked as warm-up): the session dispatcher calls Unmeasured
+// and UnmeasuredDrop for those turns, and nothing else.
+type UnmeasuredRecorder interface {
+	Recorder
+	Unmeasured(o *client.Outcome, at time.Time)
+	UnmeasuredDrop(req workload.Request, intended time.Time)
 }

@@ -198,6 +198,58 @@ func TestSessionsStartOpenLoopAndWarmUpIsNotRecorded(t *testing.T) {
 	assert.Len(t, log.sessions, 2)
 }
 
+// unmeasuredLog is a turnLog that also keeps what per-request records
+// keep: the warm-up sessions' turns, and which requests were dropped.
+type unmeasuredLog struct {
+	*turnLog
+	unmeasured, unmeasuredDrops, drops []workload.Request
+}
+
+func (l *unmeasuredLog) Unmeasured(o *client.Outcome, _ time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unmeasured = append(l.unmeasured, o.Request)
+}
+
+func (l *unmeasuredLog) UnmeasuredDrop(req workload.Request, _ time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unmeasuredDrops = append(l.unmeasuredDrops, req)
+}
+
+func (l *unmeasuredLog) DroppedRequest(req workload.Request, _ time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drops = append(l.drops, req)
+}
+
+// The turns of sessions started in the warm-up load the server unmeasured;
+// a recorder that keeps records hears of them apart, sent or dropped, and
+// of the measured drops with their requests.
+func TestWarmUpSessionTurnsReachRecordsUnmeasured(t *testing.T) {
+	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{{Input: 1, Output: 1}, {At: 200 * ms, Input: 1, Output: 1}}}
+	log := &unmeasuredLog{turnLog: &turnLog{}}
+	// Session 7 holds the one slot from 0 to 100 ms, then sends its turn 1;
+	// sessions 8 (warm-up, at 10 ms) and 9 (measured, at 60 ms) find the
+	// slot taken for both their turns.
+	d := Sessions{Schedule: []time.Duration{0, 10 * ms, 60 * ms}, FirstIndex: 7, MeasureFrom: 60 * ms, MaxInFlight: 1,
+		Source: treeSource{root}, Doer: sleepDoer(100 * ms), Recorder: log}
+	res, err := d.Run(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Sent)
+	assert.Equal(t, 4, res.Dropped)
+	at := func(rs []workload.Request) (out [][2]int) {
+		for _, r := range rs {
+			out = append(out, [2]int{r.Index, r.Turn})
+		}
+		return out
+	}
+	assert.Equal(t, [][2]int{{7, 0}, {7, 1}}, at(log.unmeasured), "the warm-up session's turns, unmeasured")
+	assert.Equal(t, [][2]int{{8, 0}, {8, 1}}, at(log.unmeasuredDrops), "the other warm-up session's drops")
+	assert.Equal(t, [][2]int{{9, 0}, {9, 1}}, at(log.drops), "the measured session's drops, with their requests")
+	assert.Empty(t, log.turns, "no turn was measured")
+}
+
 func TestSessionDrainBoundCutsSessions(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{
 		{Input: 1, Output: 1}, {At: 1e9, Input: 2, Output: 1}, {At: 2e9, Input: 3, Output: 1}}}

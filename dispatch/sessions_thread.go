@@ -175,10 +175,16 @@ func (r *sessionRun) sleepUntil(t time.Time) bool {
 // ended, when it was sent, and whether the session may go on (false once
 // the drain bound or a cancel cut the turn).
 func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (end, sent time.Time, ok bool) {
+	unmeasured, _ := r.d.Recorder.(UnmeasuredRecorder)
 	if r.d.MaxInFlight > 0 && r.inFlight.Load() >= int64(r.d.MaxInFlight) {
 		r.dropped.Add(1)
-		if rec {
+		switch dr, ok := r.d.Recorder.(RequestDropRecorder); {
+		case rec && ok:
+			dr.DroppedRequest(req, intended)
+		case rec:
 			r.d.Recorder.Dropped(intended)
+		case unmeasured != nil:
+			unmeasured.UnmeasuredDrop(req, intended)
 		}
 		return time.Now(), time.Time{}, true
 	}
@@ -202,6 +208,8 @@ func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (e
 	r.inFlight.Add(-1)
 	if rec {
 		r.d.Recorder.Record(&out, end)
+	} else if unmeasured != nil {
+		unmeasured.Unmeasured(&out, end)
 	}
 	return end, out.Sent, ok
 }

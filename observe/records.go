@@ -256,8 +256,18 @@ func (s *StepRecorder) Dropped(intended time.Time) { s.rec.Dropped(intended) }
 // in-flight cap kept from being sent.
 func (s *StepRecorder) DroppedRequest(req workload.Request, intended time.Time) {
 	s.rec.Dropped(intended)
+	s.writeDrop(req, intended, intended.Before(s.measureFrom))
+}
+
+// UnmeasuredDrop writes the record of a dropped turn of a session started
+// in the warm-up; the step's Recorder does not hear of it.
+func (s *StepRecorder) UnmeasuredDrop(req workload.Request, intended time.Time) {
+	s.writeDrop(req, intended, true)
+}
+
+func (s *StepRecorder) writeDrop(req workload.Request, intended time.Time, warmup bool) {
 	s.records.add(pendingRecord{
-		step: s.step, req: idOf(req), warmup: intended.Before(s.measureFrom),
+		step: s.step, req: idOf(req), warmup: warmup,
 		intended: intended.Sub(s.start), sent: absent, first: absent, last: absent, done: absent,
 		inputTokens: req.InputTokens, outcome: client.ClassDropped,
 	})
@@ -266,8 +276,17 @@ func (s *StepRecorder) DroppedRequest(req workload.Request, intended time.Time) 
 // Record passes a finished request on and writes its record.
 func (s *StepRecorder) Record(o *client.Outcome, at time.Time) {
 	s.rec.Record(o, at)
+	s.write(o, at, o.Intended.Before(s.measureFrom))
+}
+
+// Unmeasured writes the record of a turn of a session started in the
+// warm-up, marked as warm-up whenever it was sent; the step's Recorder
+// does not hear of it.
+func (s *StepRecorder) Unmeasured(o *client.Outcome, at time.Time) { s.write(o, at, true) }
+
+func (s *StepRecorder) write(o *client.Outcome, at time.Time, warmup bool) {
 	p := pendingRecord{
-		step: s.step, req: idOf(o.Request), warmup: o.Intended.Before(s.measureFrom),
+		step: s.step, req: idOf(o.Request), warmup: warmup,
 		intended: o.Intended.Sub(s.start), sent: s.since(o.Sent), first: s.since(o.First), last: s.since(o.Last),
 		done: at.Sub(s.start), inputTokens: o.Request.InputTokens, outputTokens: o.TokenEvents, outcome: o.Class,
 	}

@@ -82,6 +82,39 @@ func TestRecordsOneLinePerRequest(t *testing.T) {
 	assert.Zero(t, s.Requests.Abandoned, "the abandoned request was in the warm-up")
 }
 
+// A session started in the warm-up sends turns into the measured window:
+// through Turns they reach the records as warm-up, sent or dropped, and
+// the step's figures never see them; a measured session's drop is written
+// with its request.
+func TestRecordsKeepUnmeasuredSessionTurns(t *testing.T) {
+	var buf bytes.Buffer
+	recs := NewRecords(&buf)
+	start := time.Now()
+	rec := NewRecorder(start.Add(ms(100)), time.Second, PerRequestLimits{}, LengthCheck{})
+	turns := NewTurns(recs.Step(rec, "rate=1", start, start.Add(ms(100))))
+
+	late := client.Outcome{Request: workload.Request{Index: 1, Session: "a#1", Turn: 1, InputTokens: 8, OutputTokens: 2},
+		Intended: start.Add(ms(300)), Sent: start.Add(ms(300)), First: start.Add(ms(320)), Last: start.Add(ms(330)), TokenEvents: 2}
+	turns.Unmeasured(&late, start.Add(ms(331)))
+	turns.UnmeasuredDrop(workload.Request{Index: 1, Session: "a#1", Turn: 2, InputTokens: 9}, start.Add(ms(400)))
+	turns.DroppedRequest(workload.Request{Index: 2, Session: "b#2", InputTokens: 5}, start.Add(ms(500)))
+	require.NoError(t, recs.Close())
+
+	lines := readRecords(t, buf.Bytes())
+	require.Len(t, lines, 3)
+	f := func(v float64) *float64 { return &v }
+	assert.Equal(t, RequestRecord{V: 1, Step: "rate=1", Index: 1, Session: "a#1", Turn: 1, Warmup: true,
+		IntendedS: 0.3, SentS: f(0.3), FirstTokenS: f(0.32), LastTokenS: f(0.33), DoneS: f(0.331),
+		InputTokens: 8, OutputTokens: 2, Outcome: "ok"}, lines[0], "warm-up, though intended after the window opened")
+	assert.Equal(t, RequestRecord{V: 1, Step: "rate=1", Index: 1, Session: "a#1", Turn: 2, Warmup: true,
+		IntendedS: 0.4, InputTokens: 9, Outcome: "dropped"}, lines[1])
+	assert.Equal(t, RequestRecord{V: 1, Step: "rate=1", Index: 2, Session: "b#2", IntendedS: 0.5, InputTokens: 5, Outcome: "dropped"}, lines[2])
+
+	s, _ := rec.Step()
+	assert.Zero(t, s.Requests.Completed, "the warm-up session's turn is not measured")
+	assert.Equal(t, 1, s.Requests.Dropped, "the measured drop is")
+}
+
 // blockingWriter holds every write until released.
 type blockingWriter struct{ release chan struct{} }
 

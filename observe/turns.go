@@ -7,6 +7,7 @@ import (
 	"github.com/llmslo/llmslo/client"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/stats"
+	"github.com/llmslo/llmslo/workload"
 )
 
 // TurnSink is what Turns passes every turn on to: the step's Recorder, or
@@ -57,6 +58,37 @@ func (t *Turns) Started(intended time.Time) { t.sink.Started(intended) }
 
 // Dropped passes a drop by the in-flight cap on.
 func (t *Turns) Dropped(intended time.Time) { t.sink.Dropped(intended) }
+
+// DroppedRequest passes a drop on, with the request when the sink wants it
+// (per-request records).
+func (t *Turns) DroppedRequest(req workload.Request, intended time.Time) {
+	if s, ok := t.sink.(interface {
+		DroppedRequest(workload.Request, time.Time)
+	}); ok {
+		s.DroppedRequest(req, intended)
+		return
+	}
+	t.sink.Dropped(intended)
+}
+
+// Unmeasured passes on a turn of a session started in the warm-up, which
+// is not measured, when the sink keeps such turns (per-request records).
+func (t *Turns) Unmeasured(o *client.Outcome, at time.Time) {
+	if s, ok := t.sink.(interface {
+		Unmeasured(*client.Outcome, time.Time)
+	}); ok {
+		s.Unmeasured(o, at)
+	}
+}
+
+// UnmeasuredDrop is Unmeasured for a turn the in-flight cap dropped.
+func (t *Turns) UnmeasuredDrop(req workload.Request, intended time.Time) {
+	if s, ok := t.sink.(interface {
+		UnmeasuredDrop(workload.Request, time.Time)
+	}); ok {
+		s.UnmeasuredDrop(req, intended)
+	}
+}
 
 // Record files a finished turn by position, as the step's Recorder files
 // requests (TTFT from the intended time, unfinished and abandoned turns as
