@@ -54,7 +54,7 @@ type child struct {
 // returns when all of it has ended: at the last response's end.
 func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, start time.Time, rec bool, t *tally, root bool) time.Time {
 	children := make(map[string]*child, len(s.Children))
-	spawnedBy := make([][]*fixtures.Session, len(s.Turns)) // sub-agents each turn's response starts
+	spawnedBy := make([][]spawned, len(s.Turns)) // sub-agents each turn's response starts
 	launched := make(map[string]bool, len(s.Children))
 	launch := func(c *fixtures.Session, at time.Time) {
 		ch := children[c.ID]
@@ -67,7 +67,7 @@ func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, st
 	for _, c := range s.Children {
 		children[c.ID] = &child{done: make(chan struct{})}
 		if sp := s.SpawnOf(c); sp.Turn >= 0 {
-			spawnedBy[sp.Turn] = append(spawnedBy[sp.Turn], c)
+			spawnedBy[sp.Turn] = append(spawnedBy[sp.Turn], spawned{c, sp.Gap})
 		} else {
 			launch(c, start.Add(c.StartOffset))
 		}
@@ -117,8 +117,8 @@ func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, st
 		}
 		// The sub-agents this response asked for start after it ended, by
 		// the recorded wait: a client-side delay, so scaled as think is.
-		for _, c := range spawnedBy[k] {
-			launch(c, end.Add(r.think(s.SpawnOf(c).Gap)))
+		for _, sp := range spawnedBy[k] {
+			launch(sp.session, end.Add(r.think(sp.gap)))
 		}
 	}
 	for _, c := range s.Children {
@@ -132,6 +132,13 @@ func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, st
 		end = later(end, ch.end)
 	}
 	return end
+}
+
+// spawned is a sub-agent a response starts, gap after the response's end
+// as recorded.
+type spawned struct {
+	session *fixtures.Session
+	gap     time.Duration
 }
 
 // turnsIn counts s's turns and its sub-agents'.
