@@ -129,7 +129,7 @@ dispatch:
 		}
 		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
 			res.Dropped++
-			d.dropped(req, intended)
+			recordDrop(d.Recorder, req, intended)
 			continue
 		}
 		res.Sent++

@@ -15,12 +15,14 @@ type RequestDropRecorder interface {
 	DroppedRequest(req workload.Request, intended time.Time)
 }
 
-func (d *Dispatch) dropped(req workload.Request, intended time.Time) {
-	if r, ok := d.Recorder.(RequestDropRecorder); ok {
+// recordDrop tells rec of a request the in-flight cap dropped, with the
+// request when rec wants it; both dispatchers drop through it.
+func recordDrop(rec Recorder, req workload.Request, intended time.Time) {
+	if r, ok := rec.(RequestDropRecorder); ok {
 		r.DroppedRequest(req, intended)
 		return
 	}
-	d.Recorder.Dropped(intended)
+	rec.Dropped(intended)
 }
 
 // UnmeasuredRecorder is a Recorder that also wants the turns of sessions

@@ -39,10 +39,9 @@ type SessionRecorder interface {
 // beside its parent; it starts after the replayed response that started it,
 // by the recorded wait scaled as think is (fixtures.Session.SpawnOf), or,
 // where the source kept no response ends, at its StartOffset after its
-// parent's start. Intended
-// times inside a session are computed as the replay runs, from the
-// responses it gets; TTFT counts from them, so a late client shows as send
-// lag, never as a shorter wait.
+// parent's start. Intended times inside a session are computed as the
+// replay runs, from the responses it gets; TTFT counts from them, so a late
+// client shows as send lag, never as a shorter wait.
 type Sessions struct {
 	// Schedule holds the sessions' intended start offsets from Start,
 	// ascending; Start zero means now.
@@ -115,6 +114,7 @@ func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
 	}
 	r.preparer, _ = d.Doer.(Preparer)
 	r.sessions, _ = d.Recorder.(SessionRecorder)
+	r.unmeasured, _ = d.Recorder.(UnmeasuredRecorder)
 	var cancelReqs context.CancelFunc
 	r.reqCtx, cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()

@@ -18,6 +18,9 @@ type sessionRun struct {
 	scale    float64
 	preparer Preparer
 	sessions SessionRecorder
+	// unmeasured hears the warm-up sessions' turns; nil when the
+	// Recorder keeps no record of them.
+	unmeasured UnmeasuredRecorder
 	// Turns run under reqCtx, which the drain bound or the caller's
 	// cancellation ends; drainExpired tells them which it was.
 	reqCtx       context.Context
@@ -44,10 +47,11 @@ func (r *sessionRun) session(i int, first firstTurn, intended time.Time, rec boo
 	}
 }
 
-// child is a running sub-agent: done closes when it ends, at end.
+// child is a sub-agent: once started, done closes when it ends, at end.
 type child struct {
-	done chan struct{}
-	end  time.Time
+	started bool // written and read by its parent's thread alone
+	done    chan struct{}
+	end     time.Time
 }
 
 // thread replays session s from start, its sub-agents beside it, and
@@ -55,10 +59,9 @@ type child struct {
 func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, start time.Time, rec bool, t *tally, root bool) time.Time {
 	children := make(map[string]*child, len(s.Children))
 	spawnedBy := make([][]spawned, len(s.Turns)) // sub-agents each turn's response starts
-	launched := make(map[string]bool, len(s.Children))
 	launch := func(c *fixtures.Session, at time.Time) {
 		ch := children[c.ID]
-		launched[c.ID] = true
+		ch.started = true
 		go func() {
 			defer close(ch.done)
 			ch.end = r.thread(i, c, r.build(i, c, 0), at, rec, t, false)
@@ -123,7 +126,7 @@ func (r *sessionRun) thread(i int, s *fixtures.Session, req workload.Request, st
 	}
 	for _, c := range s.Children {
 		ch := children[c.ID]
-		if !launched[c.ID] {
+		if !ch.started {
 			// Its parent was cut before the response that starts it.
 			r.cut(t, turnsIn(c))
 			continue
@@ -182,16 +185,12 @@ func (r *sessionRun) sleepUntil(t time.Time) bool {
 // ended, when it was sent, and whether the session may go on (false once
 // the drain bound or a cancel cut the turn).
 func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (end, sent time.Time, ok bool) {
-	unmeasured, _ := r.d.Recorder.(UnmeasuredRecorder)
 	if r.d.MaxInFlight > 0 && r.inFlight.Load() >= int64(r.d.MaxInFlight) {
 		r.dropped.Add(1)
-		switch dr, ok := r.d.Recorder.(RequestDropRecorder); {
-		case rec && ok:
-			dr.DroppedRequest(req, intended)
-		case rec:
-			r.d.Recorder.Dropped(intended)
-		case unmeasured != nil:
-			unmeasured.UnmeasuredDrop(req, intended)
+		if rec {
+			recordDrop(r.d.Recorder, req, intended)
+		} else if r.unmeasured != nil {
+			r.unmeasured.UnmeasuredDrop(req, intended)
 		}
 		return time.Now(), time.Time{}, true
 	}
@@ -215,8 +214,8 @@ func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (e
 	r.inFlight.Add(-1)
 	if rec {
 		r.d.Recorder.Record(&out, end)
-	} else if unmeasured != nil {
-		unmeasured.Unmeasured(&out, end)
+	} else if r.unmeasured != nil {
+		r.unmeasured.Unmeasured(&out, end)
 	}
 	return end, out.Sent, ok
 }

@@ -22,11 +22,12 @@ type TurnSink interface {
 // turns by position (a session's first turn, whose prompt no cache has
 // seen, against the later ones that resend a context) and counts sessions,
 // how many started and at what rate, which ended and which the step's end
-// cut. It sees only the measured sessions' turns (the dispatcher does not
-// hand it the warm-up's) and passes each on to the sink. It is safe for
-// concurrent use.
+// cut. It measures only the measured sessions' turns and passes each on to
+// the sink; the warm-up sessions' turns it only passes on, to a sink that
+// writes records. It is safe for concurrent use.
 type Turns struct {
-	sink TurnSink
+	sink    TurnSink
+	records turnRecords // the sink, when it writes per-request records
 
 	mu           sync.Mutex
 	first, later position
@@ -48,9 +49,19 @@ func newPosition() position {
 	return position{ttft: stats.NewHistogram(), itl: stats.NewHistogram(), e2el: stats.NewHistogram()}
 }
 
+// turnRecords is a sink that writes per-request records (StepRecorder):
+// it wants dropped turns with their requests, and the warm-up's turns.
+type turnRecords interface {
+	DroppedRequest(req workload.Request, intended time.Time)
+	Unmeasured(o *client.Outcome, at time.Time)
+	UnmeasuredDrop(req workload.Request, intended time.Time)
+}
+
 // NewTurns measures turns and sessions, passing every turn on to sink.
 func NewTurns(sink TurnSink) *Turns {
-	return &Turns{sink: sink, first: newPosition(), later: newPosition()}
+	t := &Turns{sink: sink, first: newPosition(), later: newPosition()}
+	t.records, _ = sink.(turnRecords)
+	return t
 }
 
 // Started passes a send on.
@@ -59,34 +70,28 @@ func (t *Turns) Started(intended time.Time) { t.sink.Started(intended) }
 // Dropped passes a drop by the in-flight cap on.
 func (t *Turns) Dropped(intended time.Time) { t.sink.Dropped(intended) }
 
-// DroppedRequest passes a drop on, with the request when the sink wants it
-// (per-request records).
+// DroppedRequest passes a drop on, with the request when the sink writes
+// records.
 func (t *Turns) DroppedRequest(req workload.Request, intended time.Time) {
-	if s, ok := t.sink.(interface {
-		DroppedRequest(workload.Request, time.Time)
-	}); ok {
-		s.DroppedRequest(req, intended)
+	if t.records != nil {
+		t.records.DroppedRequest(req, intended)
 		return
 	}
 	t.sink.Dropped(intended)
 }
 
 // Unmeasured passes on a turn of a session started in the warm-up, which
-// is not measured, when the sink keeps such turns (per-request records).
+// is not measured, when the sink writes records.
 func (t *Turns) Unmeasured(o *client.Outcome, at time.Time) {
-	if s, ok := t.sink.(interface {
-		Unmeasured(*client.Outcome, time.Time)
-	}); ok {
-		s.Unmeasured(o, at)
+	if t.records != nil {
+		t.records.Unmeasured(o, at)
 	}
 }
 
 // UnmeasuredDrop is Unmeasured for a turn the in-flight cap dropped.
 func (t *Turns) UnmeasuredDrop(req workload.Request, intended time.Time) {
-	if s, ok := t.sink.(interface {
-		UnmeasuredDrop(workload.Request, time.Time)
-	}); ok {
-		s.UnmeasuredDrop(req, intended)
+	if t.records != nil {
+		t.records.UnmeasuredDrop(req, intended)
 	}
 }
 
