@@ -111,7 +111,9 @@ func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 		tol = 3
 	}
 	assert.InDelta(t, ttft+tol/2, slices.Min(firstMs), tol/2, "first token − send: %v ms", firstMs)
-	assert.InDelta(t, after+tol/2, slices.Min(cutMs), tol/2, "cut − intended: %v ms", cutMs)
+	// The cut fires on a runtime timer, which an idle process's poller
+	// wakes in whole milliseconds: up to 1 ms late, never early.
+	assert.InDelta(t, after+(tol+1)/2, slices.Min(cutMs), (tol+1)/2, "cut − intended: %v ms", cutMs)
 	assert.Less(t, medianAbs(spanMs, 5*itl), tol, "last − first token over 5 gaps: %v ms", spanMs)
 
 	measuredAbandoned := 0
