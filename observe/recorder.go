@@ -29,7 +29,8 @@ type LengthCheck struct {
 // concurrent use: request goroutines call Record as they finish.
 //
 // Requests whose intended time falls before MeasureFrom (the warm-up) are
-// counted nowhere: they load the server but are not measured.
+// not measured: they load the server, and are only counted for progress
+// (Progress.Warmup), so that a warm-up does not look stalled.
 type Recorder struct {
 	mu sync.Mutex
 
@@ -61,6 +62,7 @@ type Recorder struct {
 	lastEnd                                      time.Time // the last measured request's end
 	firstSlot, lastSlot                          time.Time
 	inFlight                                     int
+	warmup                                       Counts // the warm-up's requests, for progress only
 
 	timeline []report.Second
 }
@@ -129,6 +131,7 @@ func (r *Recorder) second(t time.Time) *report.Second {
 // Started notes that a request was handed to the Doer.
 func (r *Recorder) Started(intended time.Time) {
 	if !r.measured(intended) {
+		r.startedWarmup()
 		return
 	}
 	r.mu.Lock()
@@ -154,6 +157,7 @@ func (r *Recorder) Dropped(intended time.Time) {
 // goodput and the error rate.
 func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	if !r.measured(o.Intended) {
+		r.recordWarmup(o)
 		return
 	}
 	r.mu.Lock()
@@ -309,18 +313,4 @@ func (r *Recorder) RunningTTFTP95() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ttft.Quantile(95)
-}
-
-// Progress is a snapshot for the progress line.
-type Progress struct {
-	Sent, InFlight, Completed, Failed int
-	TTFTP95                           time.Duration
-}
-
-// Progress returns counts so far.
-func (r *Recorder) Progress() Progress {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return Progress{Sent: r.sent + r.inFlight, InFlight: r.inFlight, Completed: r.completed,
-		Failed: r.failed + r.unfinished, TTFTP95: r.ttft.Quantile(95)}
 }

@@ -281,8 +281,11 @@ func (s *StepRecorder) Record(o *client.Outcome, at time.Time) {
 
 // Unmeasured writes the record of a turn of a session started in the
 // warm-up, marked as warm-up whenever it was sent; the step's Recorder
-// does not hear of it.
+// hears of it only through WarmupEnded, for progress.
 func (s *StepRecorder) Unmeasured(o *client.Outcome, at time.Time) { s.write(o, at, true) }
+
+// WarmupEnded passes a finished warm-up session turn on, for progress.
+func (s *StepRecorder) WarmupEnded(o *client.Outcome) { s.rec.WarmupEnded(o) }
 
 func (s *StepRecorder) write(o *client.Outcome, at time.Time, warmup bool) {
 	p := pendingRecord{

@@ -28,6 +28,7 @@ type TurnSink interface {
 type Turns struct {
 	sink    TurnSink
 	records turnRecords // the sink, when it writes per-request records
+	warmup  warmupSink  // the sink, when it counts the warm-up's turns
 
 	mu           sync.Mutex
 	first, later position
@@ -61,6 +62,7 @@ type turnRecords interface {
 func NewTurns(sink TurnSink) *Turns {
 	t := &Turns{sink: sink, first: newPosition(), later: newPosition()}
 	t.records, _ = sink.(turnRecords)
+	t.warmup, _ = sink.(warmupSink)
 	return t
 }
 
@@ -80,9 +82,17 @@ func (t *Turns) DroppedRequest(req workload.Request, intended time.Time) {
 	t.sink.Dropped(intended)
 }
 
+// warmupSink is a sink that counts the warm-up's turns for progress
+// (Recorder, StepRecorder).
+type warmupSink interface{ WarmupEnded(o *client.Outcome) }
+
 // Unmeasured passes on a turn of a session started in the warm-up, which
-// is not measured, when the sink writes records.
+// is not measured: to be counted for progress, and written when the sink
+// writes records.
 func (t *Turns) Unmeasured(o *client.Outcome, at time.Time) {
+	if t.warmup != nil {
+		t.warmup.WarmupEnded(o)
+	}
 	if t.records != nil {
 		t.records.Unmeasured(o, at)
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/llmslo/llmslo/dispatch"
@@ -103,8 +102,9 @@ type Config struct {
 	// (see WithBaseline); BaselineTolerance is the slowdown allowed.
 	Baseline          string
 	BaselineTolerance float64
-	// Progress gets a line per second during a step; nil means none.
-	Progress io.Writer
+	// Progress watches each step as it runs (internal/progress draws it
+	// for the faces); nil means none.
+	Progress Progress
 	// Shard makes the process send only its share of each step's schedule
 	// (see Shard); StartAt, when set, is the wall-clock instant the first
 	// step starts at, shared by all shards, and later steps start at fixed

@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"time"
@@ -70,8 +69,8 @@ type Plan struct {
 	// for naming what binds a failing step.
 	MaxNumSeqs int
 
-	// Progress, when set, gets a line per second while a step runs.
-	Progress io.Writer
+	// Progress, when set, watches each step as it runs.
+	Progress Progress
 	// OnStep is called after each step with its report.
 	OnStep func(report.StepReport)
 
@@ -81,6 +80,9 @@ type Plan struct {
 	Shard     Shard
 	StartAt   time.Time
 	StepStart time.Time
+	// StepIndex and StepCount are the step's place in the run, for
+	// Progress (set by Session.Step; zero when unknown).
+	StepIndex, StepCount int
 }
 
 // StepName is the name of the step at a rate, as a subtest would be called.

@@ -32,6 +32,9 @@ type Session struct {
 	baseline  *report.Report      // nil unless comparing with one
 
 	startOffset time.Duration // from Plan.StartAt to the next step's start
+	// openEnded says the run's step count is not known ahead (a sweep),
+	// for progress.
+	openEnded bool
 }
 
 // NewSession runs a plan that the caller built (its own Doer and Workload):
@@ -201,6 +204,10 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 	if err := s.nextStepStart(&p); err != nil {
 		return nil, err
 	}
+	p.StepIndex = len(s.report.Steps) + 1
+	if !s.openEnded {
+		p.StepCount = max(len(s.Steps()), p.StepIndex)
+	}
 	if err := s.prepareSessions(ctx, rate, p); err != nil {
 		return nil, fmt.Errorf("prepare prompts: %w", err)
 	}
@@ -240,6 +247,9 @@ func (s *Session) Step(ctx context.Context, rate float64, duration, warmup time.
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
 		if s.plan.OnStep != nil {
 			s.plan.OnStep(*st)
+		}
+		if s.plan.Progress != nil {
+			s.plan.Progress.StepEnded(st)
 		}
 	}
 	if err != nil {

@@ -2,10 +2,7 @@ package runner
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/llmslo/llmslo/dispatch"
@@ -88,7 +85,7 @@ func (p *Plan) openStep(ctx context.Context, rate float64, lead time.Duration) (
 	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
 		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
 	}
-	f.stopProgress = startProgress(p.Progress, f.name, f.rec, f.measureFrom)
+	f.stopProgress = f.startProgress()
 	f.mon = observe.StartMonitor()
 	return f, nil
 }
@@ -158,37 +155,6 @@ func countFrom(sched []time.Duration, from time.Duration) int {
 		}
 	}
 	return n
-}
-
-// startProgress writes a line per second until the returned stop is called.
-func startProgress(w io.Writer, name string, rec *observe.Recorder, measureFrom time.Time) func() {
-	if w == nil {
-		return func() {}
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-t.C:
-				el := now.Sub(measureFrom)
-				phase := "measure"
-				if el < 0 {
-					phase, el = "warm-up", -el
-				}
-				pr := rec.Progress()
-				fmt.Fprintf(w, "%s %s %3.0fs  sent %d  in flight %d  done %d  failed %d  ttft p95 %.1f ms\n",
-					name, phase, el.Seconds(), pr.Sent, pr.InFlight, pr.Completed, pr.Failed, float64(pr.TTFTP95)/float64(time.Millisecond))
-			}
-		}
-	}()
-	return func() { close(stop); wg.Wait() }
 }
 
 // drainTimeout bounds the wait for a step's last requests: the plan's, or

@@ -34,6 +34,7 @@ func Sweep(ctx context.Context, cfg Config, refine int) (*report.Report, error) 
 		return nil, err
 	}
 	defer s.Close()
+	s.openEnded = true // bisection runs as many steps as it needs
 	rep, err := sweep(ctx, refine, cfg.SweepPrecision, slices.Sorted(slices.Values(cfg.Rates)), func(rate float64) (report.Verdict, error) {
 		st, err := s.Step(ctx, rate, 0, -1)
 		if st == nil {

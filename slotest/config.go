@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/progress"
 	"github.com/llmslo/llmslo/runner"
 	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -110,8 +111,9 @@ func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *Config)
 // WithReportDir writes report.json (and report.html) into dir.
 func WithReportDir(dir string) Option { return func(c *Config) { c.ReportDir = dir } }
 
-// WithProgress writes a progress line per second to w.
-func WithProgress(w io.Writer) Option { return func(c *Config) { c.Progress = w } }
+// WithProgress writes progress to w as to a log: a line every 10 s while
+// a step runs, and one when it ends.
+func WithProgress(w io.Writer) Option { return func(c *Config) { c.Progress = progress.Plain(w) } }
 
 // WithMaxModelLen clips requests to n tokens of prompt and output.
 func WithMaxModelLen(n int) Option { return func(c *Config) { c.MaxModelLen = n } }

@@ -129,10 +129,11 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 		return c, fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
 	}
 	c.StarvedRetries = f.starvedRetries
+	var notes io.Writer // where a container's start is announced
 	if !f.quiet {
-		c.Progress = stderr
+		c.Progress, notes = progressFor(stderr), stderr
 	}
-	if err := f.vllm.config(&c, c.Progress); err != nil {
+	if err := f.vllm.config(&c, notes); err != nil {
 		return c, err
 	}
 	switch {

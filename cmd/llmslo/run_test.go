@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/llmslo/llmslo/report"
@@ -98,4 +99,25 @@ func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 		assert.Equal(t, tc.want, finish(&tc.rep, tc.err, runFlags{}, &out, &errb), "%+v", tc.rep)
 		assert.Contains(t, out.String(), "verdict: "+string(tc.rep.Verdict))
 	}
+}
+
+// Off a terminal (here a file, as CI's log is) progress is sparse: steps
+// shorter than 10 s write no progress line, only their summary rows, and
+// nothing is redrawn in place.
+func TestRunOffATerminalWritesOneLinePerStep(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	defer f.Close()
+	var out bytes.Buffer
+	code := dispatch(context.Background(), []string{"run", "--rates", "20,40", "--fixture", "fixed:32:4", "--duration", "1s",
+		"--warmup", "500ms", "--arrival", "constant", "--slo", "ttft.p95<=10s", "--sim-args", "--profile instant"}, &out, f)
+	stderr, err := os.ReadFile(f.Name())
+	require.NoError(t, err)
+	assert.Contains(t, []int{exitPass, exitInvalid}, code, string(stderr))
+	assert.NotContains(t, string(stderr), "\r", "no redraws off a terminal")
+	assert.NotContains(t, string(stderr), "warm-up", "no progress line in a step under 10 s")
+	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
+	require.Len(t, lines, 2, string(stderr))
+	assert.Regexp(t, `^step 1 of 2  rate=20  (PASS|INVALID)  \d+\.\d\d req/s  ttft p95 \d+\.\d ms  itl p99 \d+\.\d ms$`, lines[0])
+	assert.Regexp(t, `^step 2 of 2  rate=40  (PASS|INVALID)  `, lines[1])
 }
