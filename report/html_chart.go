@@ -43,6 +43,9 @@ func kneeChart(r *Report) (template.HTML, string) {
 	}
 	p := newPlot()
 	p.X.Label.Text = "achieved rate (req/s)"
+	if r.hasSessions() {
+		p.X.Label.Text = "achieved rate (sessions/s)" // a session replay's rates count sessions
+	}
 	p.Y.Label.Text = "latency (ms)"
 	p.X.Min, p.Y.Min = 0, 0
 	p.Add(plotter.NewGrid())

@@ -30,6 +30,7 @@ func WriteSummary(w io.Writer, r *Report) {
 			100*s.Goodput, verdictCell(s))
 	}
 	tw.Flush()
+	writeSessionSummary(w, r)
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		for _, res := range s.SLO {
