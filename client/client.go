@@ -222,6 +222,9 @@ func (c *Client) Do(ctx context.Context, req workload.Request, out *Outcome) {
 	if out.Err != nil {
 		out.Err = c.redact(out.Err)
 	}
+	if out.Message != "" && c.key != "" {
+		out.Message = strings.ReplaceAll(out.Message, c.key, "[redacted]")
+	}
 }
 
 // Prepare encodes the request's body ahead of its send (dispatch.Preparer),
@@ -280,6 +283,7 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		out.Class = HTTPStatusClass(resp.StatusCode)
 		out.Err = fmt.Errorf("HTTP %d from %s: %s", resp.StatusCode, c.endpoint, bytes.TrimSpace(msg))
+		out.Message = serverMessage(msg)
 		return
 	}
 
@@ -335,6 +339,7 @@ func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, out *Ou
 		if ch.failed {
 			out.Class = ClassServerError
 			out.Err = fmt.Errorf("server error in stream after %d token events: %s", out.TokenEvents, snippet(ch.message))
+			out.Message = eventMessage(ch.message)
 			return
 		}
 		if ch.tokens {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // classifyContext names why a request's context ended, or returns fallback
@@ -52,6 +53,71 @@ func (c *Client) redact(err error) error {
 		return err
 	}
 	return &redactedError{msg: strings.ReplaceAll(msg, c.key, "[redacted]")}
+}
+
+// maxMessage bounds a server message kept in an Outcome, in bytes.
+const maxMessage = 512
+
+// serverMessage reads the message of an error response's body: today's
+// vLLM and OpenAI answer {"error": {"message": ...}}, vLLM 0.10.0 and
+// before {"object": "error", "message": ...}, some proxies {"error":
+// "..."} or FastAPI's {"detail": "..."}; any other body is taken as plain
+// text. Clients that read only one shape report an error with no words.
+func serverMessage(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message *string         `json:"message"`
+		Detail  *string         `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return bounded(string(body))
+	}
+	var inner struct {
+		Message *string `json:"message"`
+	}
+	var text string
+	switch {
+	case json.Unmarshal(v.Error, &inner) == nil && inner.Message != nil:
+		return bounded(*inner.Message)
+	case json.Unmarshal(v.Error, &text) == nil && text != "":
+		return bounded(text)
+	case v.Message != nil:
+		return bounded(*v.Message)
+	case v.Detail != nil:
+		return bounded(*v.Detail)
+	}
+	return bounded(string(body))
+}
+
+// eventMessage decodes the raw message the chunk scanner kept from an
+// error event: a JSON string's contents with its escapes, or the error
+// member's raw value when it was not an object with a message.
+func eventMessage(raw []byte) string {
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) == nil {
+		return bounded(s)
+	}
+	if json.Unmarshal(raw, &s) == nil {
+		return bounded(s)
+	}
+	return bounded(string(raw))
+}
+
+// bounded trims s and cuts it to maxMessage bytes on a rune boundary.
+func bounded(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Models returns the ids the server lists at GET /v1/models, in its order.

@@ -59,6 +59,12 @@ type Outcome struct {
 	// Class is empty on success; Err says more when it is not.
 	Class ErrorClass
 	Err   error
+	// Message is the server's own words for the failure, when it gave
+	// any: the message of an error body (vLLM's {"error": {...}} envelope
+	// or its older flat {"object": "error", ...}), the body itself when it
+	// is plain text, or the message of an error event in the stream. Like
+	// Err, it never holds the API key.
+	Message string
 }
 
 // OK reports whether the request succeeded.

@@ -52,6 +52,7 @@ type Recorder struct {
 	abandoned                                    int // stopped mid-stream as planned: neither
 	good                                         int
 	classes                                      map[client.ErrorClass]int
+	messages                                     *ErrorMessages // the server's words, by class
 	inputTokens, outputTokens                    int64
 	multiTokenEvents, tokenEvents                int64
 	usageMissing                                 int
@@ -85,6 +86,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		classes:        map[client.ErrorClass]int{},
+		messages:       NewErrorMessages(),
 		ttftC:          stats.NewClusters(),
 		ttftSendC:      stats.NewClusters(),
 		itlC:           stats.NewClusters(),
@@ -204,6 +206,7 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 		r.failed++
 		r.classes[o.Class]++
 		r.second(at).Failed++
+		r.messages.Add(string(o.Class), o.Message)
 	}
 	if o.Class != client.ClassCanceled && at.After(r.lastEnd) {
 		r.lastEnd = at

@@ -55,6 +55,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 	for c, n := range r.classes {
 		s.Errors[string(c)] = n
 	}
+	s.ErrorMessages = r.messages.Report()
 	ev := Evidence{
 		TTFTFirstHalfP50:  r.ttftFirstHalf.Quantile(50),
 		TTFTSecondHalfP50: r.ttftSecondHalf.Quantile(50),

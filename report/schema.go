@@ -181,6 +181,9 @@ type StepReport struct {
 	// again because their client was starved (runner.Config.StarvedRetries),
 	// each as its hazard's kind and message.
 	Retried []string `json:"retried,omitempty"`
+	// ErrorMessages are, by error class, the first few distinct messages
+	// the server gave (observe.MessagesPerClass), API keys redacted.
+	ErrorMessages map[string][]string `json:"error_messages,omitempty"`
 	// Sessions and Turns are set when the step replayed sessions
 	// (docs/sessions.md): its rates then count sessions per second.
 	Sessions *SessionCounts `json:"sessions,omitempty"`

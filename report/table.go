@@ -125,6 +125,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 	}
 	if len(s.Errors) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
+		printErrorMessages(w, s.ErrorMessages)
 	}
 	for _, h := range s.Hazards {
 		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
@@ -146,6 +147,22 @@ func (r *Report) hazardsOff() []string {
 		}
 	}
 	return off
+}
+
+// printErrorMessages lists the server's words under the error counts, by
+// class. Each is quoted: a message is the server's text, and a newline or
+// a terminal escape in it must not reach the terminal as such.
+func printErrorMessages(w io.Writer, m map[string][]string) {
+	classes := make([]string, 0, len(m))
+	for c := range m {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		for _, msg := range m[c] {
+			fmt.Fprintf(w, "    %s: %q\n", c, msg)
+		}
+	}
 }
 
 func formatErrors(m map[string]int) string {

@@ -20,18 +20,18 @@ const maxBodyBytes = 64 << 20
 func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat bool) {
 	arrival := time.Now()
 	if !s.ready() {
-		writeError(w, http.StatusServiceUnavailable, "the engine is still loading the model")
+		s.writeError(w, http.StatusServiceUnavailable, "the engine is still loading the model")
 		return
 	}
 	n := s.arrivals.Add(1) - 1
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		s.writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 		return
 	}
 	req, err := decodeRequest(body, chat)
 	if err != nil {
-		writeRequestError(w, err)
+		s.writeRequestError(w, err)
 		return
 	}
 	if req.model != "" && req.model != s.Config.servedName() {
@@ -40,12 +40,12 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	maxTokens, err := s.checkLength(req)
 	if err != nil {
-		writeRequestError(w, err)
+		s.writeRequestError(w, err)
 		return
 	}
 	fd := drawFaults(s.Config.Faults, s.Config.Seed, n)
 	if fd.errorStatus != 0 {
-		writeError(w, fd.errorStatus, s.faultMessage(r))
+		s.writeError(w, fd.errorStatus, s.faultMessage(r))
 		return
 	}
 	h := engine.TokenHash(req.prompt)
@@ -78,6 +78,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		f := newChunkFormat(chat, id, created, s.Config.servedName())
 		f.eol, f.comments = s.Config.Faults.LineEnding, s.Config.Faults.Comments
 		f.continuous, f.prompt = req.continuousUsage, len(req.prompt)
+		f.errData = s.streamError
 		s.writeStream(w, r, st, req, fd, f, h)
 		return
 	}
@@ -128,12 +129,12 @@ func (s *Server) cachedTokens(st *stream) int {
 	return st.seq.CachedTokens()
 }
 
-func writeRequestError(w http.ResponseWriter, err error) {
+func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
 	if re, ok := err.(*requestError); ok {
-		writeError(w, re.status, re.msg)
+		s.writeError(w, re.status, re.msg)
 		return
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
+	s.writeError(w, http.StatusInternalServerError, err.Error())
 }
 
 // checkLength applies vLLM's context-length rules and returns max_tokens

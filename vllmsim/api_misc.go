@@ -19,7 +19,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func writeJSON(w http.ResponseWriter, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -69,7 +69,7 @@ func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) 
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		s.writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 		return
 	}
 	var probe struct {
@@ -77,7 +77,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 		Messages json.RawMessage `json:"messages"`
 	}
 	if err := json.Unmarshal(body, &probe); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		s.writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
 		return
 	}
 	if probe.Model != "" && probe.Model != s.Config.servedName() {
@@ -88,7 +88,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	if len(probe.Messages) > 0 {
 		msgs, err := decodeMessages(probe.Messages)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+			s.writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		tokens = chatTokens(msgs)
@@ -99,7 +99,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 		_ = json.Unmarshal(body, &p)
 		tokens, err = decodePrompt(p.Prompt)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+			s.writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	}
@@ -115,5 +115,5 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) unknownModel(w http.ResponseWriter, model string) {
-	writeError(w, http.StatusNotFound, "The model `"+model+"` does not exist.")
+	s.writeError(w, http.StatusNotFound, "The model `"+model+"` does not exist.")
 }

@@ -26,38 +26,7 @@ var gapPremises = map[string]func(testing.TB) error{
 		}
 		return nil
 	},
-	floor: func(t testing.TB) error {
-		h100, err := engine.LookupGPU("h100")
-		if err != nil {
-			return err
-		}
-		// The roofline at the whole peak and nothing else: a one-sequence
-		// decode step's layers and LM head, the weights it reads.
-		peak := engine.Efficiency{Bandwidth: 1, Compute: 1, Attention: 1, Link: 1}
-		for _, c := range []struct {
-			model string
-			tp    int
-			itl   float64 // ms, published
-		}{{"meta-llama/Llama-2-7b-hf", 1, 4.06}, {"meta-llama/Llama-2-70b-hf", 4, 8.96}, {"meta-llama/Llama-2-70b-hf", 4, 10.49}} {
-			m, err := engine.LookupModel(c.model)
-			if err != nil {
-				return err
-			}
-			r, err := engine.NewRoofline(h100, m, c.tp, 2, peak)
-			if err != nil {
-				return err
-			}
-			linear, head, _, _, _ := r.Parts(engine.StepShape{Tokens: 1, Seqs: 1, Sampled: 1})
-			floorMs := (linear + head) * 1e3
-			if c.itl > 1.05*floorMs {
-				return fmt.Errorf("%s on %d×H100: published ITL %.2f ms is more than 5%% over the bandwidth floor %.2f ms", c.model, c.tp, c.itl, floorMs)
-			}
-		}
-		if engine.CalibratedEfficiency.Bandwidth > 1/1.05 {
-			return fmt.Errorf("bandwidth efficiency %.2f: the floor argument needs it under 95%%", engine.CalibratedEfficiency.Bandwidth)
-		}
-		return nil
-	},
+	floor: floorHolds,
 	ciLengths: func(t testing.TB) error {
 		ll := lambdaLabs(t)[320]
 		outs := ll.OutputLens[:200]
@@ -79,6 +48,18 @@ var gapPremises = map[string]func(testing.TB) error{
 		}
 		return nil
 	},
+	decodeBound: func(t testing.TB) error {
+		// The TTFT's excess is no more than the excess of one decode step
+		// of the same run, whose ITL is a floor exception.
+		s := calibrationRuns(t)["isim-70b-6"]
+		if ttft, itl := s.meanTTFT-54.8, s.meanITL-8.96; ttft > itl {
+			return fmt.Errorf("mean TTFT is %.1f ms over the published, more than the ITL's excess %.1f ms", ttft, itl)
+		}
+		if err := floorHolds(t); err != nil {
+			return fmt.Errorf("the ITL it rests on: %v", err)
+		}
+		return nil
+	},
 	overload: func(t testing.TB) error {
 		v := poissonRun(t, inferenceSim("meta-llama/Llama-2-70b-hf", 4), 13.86, 574, 256, 150*time.Second)
 		early, late := stats(v, 30*time.Second, 60*time.Second, nil), stats(v, 120*time.Second, 150*time.Second, nil)
@@ -87,6 +68,41 @@ var gapPremises = map[string]func(testing.TB) error{
 		}
 		return nil
 	},
+}
+
+// floorHolds checks that the published ITLs are at or past the bandwidth
+// floor of an H100.
+func floorHolds(t testing.TB) error {
+	h100, err := engine.LookupGPU("h100")
+	if err != nil {
+		return err
+	}
+	// The roofline at the whole peak and nothing else: a one-sequence
+	// decode step's layers and LM head, the weights it reads.
+	peak := engine.Efficiency{Bandwidth: 1, Compute: 1, Attention: 1, Link: 1}
+	for _, c := range []struct {
+		model string
+		tp    int
+		itl   float64 // ms, published
+	}{{"meta-llama/Llama-2-7b-hf", 1, 4.06}, {"meta-llama/Llama-2-70b-hf", 4, 8.96}, {"meta-llama/Llama-2-70b-hf", 4, 10.49}} {
+		m, err := engine.LookupModel(c.model)
+		if err != nil {
+			return err
+		}
+		r, err := engine.NewRoofline(h100, m, c.tp, 2, peak)
+		if err != nil {
+			return err
+		}
+		linear, head, _, _, _ := r.Parts(engine.StepShape{Tokens: 1, Seqs: 1, Sampled: 1})
+		floorMs := (linear + head) * 1e3
+		if c.itl > 1.05*floorMs {
+			return fmt.Errorf("%s on %d×H100: published ITL %.2f ms is more than 5%% over the bandwidth floor %.2f ms", c.model, c.tp, c.itl, floorMs)
+		}
+	}
+	if engine.CalibratedEfficiency.Bandwidth > 1/1.05 {
+		return fmt.Errorf("bandwidth efficiency %.2f: the floor argument needs it under 95%%", engine.CalibratedEfficiency.Bandwidth)
+	}
+	return nil
 }
 
 func TestCalibrationGapsHold(t *testing.T) {

@@ -51,7 +51,7 @@ func configRun(t testing.TB, cfg Config) *vrun {
 		t.Fatal(err)
 	}
 	v := newVRun(configEngine(t, c))
-	v.front = newFrontend(c)
+	v.front, v.out = newFrontend(c), newOutput(c)
 	return v
 }
 

@@ -79,6 +79,22 @@ type Config struct {
 	// every waiting prompt that fits runs before any decode.
 	EngineV0 bool
 
+	// AsyncScheduling (--async-scheduling) plans each engine step while
+	// the one before it runs, as today's vLLM V1 does unless an option
+	// rules it out; NoAsyncScheduling (--no-async-scheduling) turns it off,
+	// as in vLLM before it became the default. Left unset, it is on under
+	// the roofline (V1) and off with EngineV0 or a named profile, whose fit
+	// predates it. See docs/simulator.md, "The first token".
+	AsyncScheduling   bool
+	NoAsyncScheduling bool
+	// The API server's time after the engine, for each step's outputs
+	// (--output-overhead) and each request's token in them
+	// (--output-per-seq), one step's outputs after another: see
+	// engine.Output. Left at 0 they are vLLM V1's under the roofline, and
+	// none with NoFrontend, EngineV0 or a named profile.
+	OutputOverhead time.Duration
+	OutputPerSeq   time.Duration
+
 	// EOSMeanTokens is the mean output length of requests that may stop
 	// early (no ignore_eos, no min_tokens); see outputLength.
 	EOSMeanTokens int
@@ -92,6 +108,11 @@ type Config struct {
 	// {"cached_tokens": N} to the final usage
 	// (--enable-prompt-tokens-details), as vLLM does.
 	EnablePromptTokensDetails bool
+
+	// ErrorFormat is the shape of error answers (--error-format):
+	// ErrorFormatOpenAI, vLLM's since 0.10.1 and the default, or
+	// ErrorFormatLegacy, the flat object of vLLM 0.10.0 and before.
+	ErrorFormat string
 
 	Version string // GET /version
 
@@ -143,6 +164,9 @@ func (c Config) withDefaults() (Config, error) {
 		if f.v < 0 {
 			return c, fmt.Errorf("vllmsim: --%s must be positive, got %d", f.name, f.v)
 		}
+	}
+	if err := c.checkErrorFormat(); err != nil {
+		return c, err
 	}
 	if err := c.resolveHardware(); err != nil {
 		return c, err

@@ -25,8 +25,8 @@
 // vllmsim/engine, which runs in virtual time without a server.
 //
 // It is not the model it simulates: generated text is filler, and its
-// latencies are those of the step-time model, which leaves out the API
-// server's own time, among other things. Use it to test the tools that
+// latencies are those of the step-time model and of an estimate of the API
+// server's time in and out. Use it to test the tools that
 // measure a deployment, and for first estimates of one; measure the
 // deployment itself before relying on its capacity.
 package vllmsim

@@ -2,16 +2,35 @@ package vllmsim
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 )
 
-// apiError is an error answer in vLLM's shape.
-type apiError struct {
-	Object  string  `json:"object"`
+// Error body shapes (Config.ErrorFormat). vLLM answered errors with a flat
+// object, {"object":"error","message":…,"type":…,"param":…,"code":…},
+// until 0.10.0; from 0.10.1 (pull request 22099) its ErrorResponse wraps
+// an ErrorInfo in OpenAI's envelope, {"error":{"message":…,"type":…,
+// "param":…,"code":…}}, the only shape the OpenAI SDKs read a message from.
+const (
+	ErrorFormatOpenAI = "openai" // vLLM ≥ 0.10.1; the default
+	ErrorFormatLegacy = "legacy" // vLLM ≤ 0.10.0, for testing clients against older servers
+)
+
+// errorInfo is the error as vLLM's ErrorInfo has it; the legacy shape adds
+// "object":"error" beside the same members.
+type errorInfo struct {
+	Object  string  `json:"object,omitempty"`
 	Message string  `json:"message"`
 	Type    string  `json:"type"`
 	Param   *string `json:"param"`
 	Code    int     `json:"code"`
+}
+
+// apiError is an error answer in either shape: Error set for the
+// envelope, the embedded errorInfo for the legacy flat object.
+type apiError struct {
+	Error *errorInfo `json:"error,omitempty"`
+	*errorInfo
 }
 
 func errorType(status int) string {
@@ -33,12 +52,55 @@ func errorType(status int) string {
 	return "BadRequestError"
 }
 
-// writeError answers with status and a vLLM error body.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	body, _ := json.Marshal(apiError{Object: "error", Message: msg, Type: errorType(status), Code: status})
+// errorBody renders an error of status in the chosen format.
+func errorBody(format string, status int, msg string) []byte {
+	info := &errorInfo{Message: msg, Type: errorType(status), Code: status}
+	v := apiError{Error: info}
+	if format == ErrorFormatLegacy {
+		info.Object = "error"
+		v = apiError{errorInfo: info}
+	}
+	body, _ := json.Marshal(v)
+	return body
+}
+
+// streamErrorBody is what vLLM sends in place of the next chunk when
+// generation fails mid-stream, before data: [DONE]: {"error": …} around
+// its error, which in the legacy format still carries "object":"error"
+// (vLLM then wrapped its flat ErrorResponse in an "error" member).
+func streamErrorBody(format string) []byte {
+	info := errorInfo{Message: "Internal server error", Type: errorType(http.StatusInternalServerError), Code: http.StatusInternalServerError}
+	if format == ErrorFormatLegacy {
+		info.Object = "error"
+	}
+	body, _ := json.Marshal(struct {
+		Error errorInfo `json:"error"`
+	}{info})
+	return body
+}
+
+// writeError answers with status and an error body in the server's
+// format.
+func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
+	writeErrorAs(w, s.Config.ErrorFormat, status, msg)
+}
+
+func writeErrorAs(w http.ResponseWriter, format string, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(errorBody(format, status, msg))
+}
+
+// checkErrorFormat validates Config.ErrorFormat, filling the default.
+func (c *Config) checkErrorFormat() error {
+	switch c.ErrorFormat {
+	case "":
+		c.ErrorFormat = ErrorFormatOpenAI
+	case ErrorFormatOpenAI, ErrorFormatLegacy:
+	default:
+		return fmt.Errorf("vllmsim: --error-format must be %s or %s, got %q", ErrorFormatOpenAI, ErrorFormatLegacy, c.ErrorFormat)
+	}
+	return nil
 }
 
 // requestError is a bad request, with the status to answer it with.
@@ -50,3 +112,7 @@ type requestError struct {
 func (e *requestError) Error() string { return e.msg }
 
 func badRequest(msg string) error { return &requestError{status: http.StatusBadRequest, msg: msg} }
+
+func init() {
+	serveFlags["error-format"] = stringFlag(func(c *Config) *string { return &c.ErrorFormat })
+}

@@ -102,10 +102,10 @@ func TestStreamFaultsOnTheWire(t *testing.T) {
 				tokenEvent(hd, words(h, 2, 1), "length"), usageEvent(hd, 3, 3), "[DONE]"}
 		}},
 		{"error event after 1 token", Faults{ErrorEventRate: 1, ErrorEventAfter: 1}, 3, func(hd string) []string {
-			return []string{tokenEvent(hd, words(h, 0, 1), ""), streamErrorData, "[DONE]"}
+			return []string{tokenEvent(hd, words(h, 0, 1), ""), streamErrorJSON, "[DONE]"}
 		}},
 		{"error event after the last token", Faults{ErrorEventRate: 1, ErrorEventAfter: 99}, 2, func(hd string) []string {
-			return []string{tokenEvent(hd, words(h, 0, 1), ""), tokenEvent(hd, words(h, 1, 1), "length"), streamErrorData, "[DONE]"}
+			return []string{tokenEvent(hd, words(h, 0, 1), ""), tokenEvent(hd, words(h, 1, 1), "length"), streamErrorJSON, "[DONE]"}
 		}},
 		{"no [DONE]", Faults{NoDoneRate: 1}, 2, func(hd string) []string {
 			return []string{tokenEvent(hd, words(h, 0, 1), ""), tokenEvent(hd, words(h, 1, 1), "length"), usageEvent(hd, 3, 2)}
@@ -152,7 +152,7 @@ func TestStreamFaultsOnTheWire(t *testing.T) {
 func TestErrorEventIsCounted(t *testing.T) {
 	s := start(t, Config{Profile: fastProfile, Faults: Faults{ErrorEventRate: 1, ErrorEventAfter: 2}})
 	_, raw, _ := rawPost(t, s.URL+"/v1/completions", streamReq("x", 1000))
-	if !strings.Contains(raw, "data: "+streamErrorData+"\n\ndata: [DONE]\n\n") {
+	if !strings.Contains(raw, "data: "+streamErrorJSON+"\n\ndata: [DONE]\n\n") {
 		t.Fatalf("body %q", raw)
 	}
 	waitFor(t, func() bool {
@@ -200,15 +200,23 @@ func TestEarlyRoleChunk(t *testing.T) {
 	}
 }
 
-// Injected statuses carry the configured message in vLLM's error shape;
-// echoing headers shows the request's Authorization, as a leaky proxy would.
+// streamErrorJSON is the in-stream error event's data in today's format.
+const streamErrorJSON = `{"error":{"message":"Internal server error","type":"InternalServerError","param":null,"code":500}}`
+
+// Injected statuses carry the configured message in vLLM's error shape,
+// today's envelope or the legacy flat object; echoing headers shows the
+// request's Authorization, as a leaky proxy would.
 func TestInjectedStatuses(t *testing.T) {
 	for _, status := range []int{429, 500, 401} {
-		s := start(t, Config{ProfileName: "instant", Faults: Faults{ErrorRate: 1, ErrorStatus: status, ErrorMessage: "slow down"}})
-		code, raw, _ := rawPost(t, s.URL+"/v1/completions", streamReq("x", 1))
-		want := `{"object":"error","message":"slow down","type":"` + errorType(status) + `","param":null,"code":` + itoa(status) + `}`
-		if code != status || raw != want {
-			t.Fatalf("got %d %s, want %d %s", code, raw, status, want)
+		for format, want := range map[string]string{
+			"":                `{"error":{"message":"slow down","type":"` + errorType(status) + `","param":null,"code":` + itoa(status) + `}}`,
+			ErrorFormatLegacy: `{"object":"error","message":"slow down","type":"` + errorType(status) + `","param":null,"code":` + itoa(status) + `}`,
+		} {
+			s := start(t, Config{ProfileName: "instant", ErrorFormat: format, Faults: Faults{ErrorRate: 1, ErrorStatus: status, ErrorMessage: "slow down"}})
+			code, raw, _ := rawPost(t, s.URL+"/v1/completions", streamReq("x", 1))
+			if code != status || raw != want {
+				t.Fatalf("format %q: got %d %s, want %d %s", format, code, raw, status, want)
+			}
 		}
 	}
 	s := start(t, Config{ProfileName: "instant", Faults: Faults{ErrorRate: 1, ErrorStatus: 401, ErrorMessage: "bad key", ErrorEchoHeaders: true}})
@@ -221,8 +229,11 @@ func TestInjectedStatuses(t *testing.T) {
 	defer resp.Body.Close()
 	var e apiError
 	_ = json.NewDecoder(resp.Body).Decode(&e)
-	if resp.StatusCode != 401 || !strings.HasPrefix(e.Message, "bad key\n") || !strings.Contains(e.Message, "\nAuthorization: Bearer sk-secret-1") {
-		t.Fatalf("%d %q", resp.StatusCode, e.Message)
+	if e.Error == nil {
+		t.Fatalf("%d: no error envelope", resp.StatusCode)
+	}
+	if resp.StatusCode != 401 || !strings.HasPrefix(e.Error.Message, "bad key\n") || !strings.Contains(e.Error.Message, "\nAuthorization: Bearer sk-secret-1") {
+		t.Fatalf("%d %q", resp.StatusCode, e.Error.Message)
 	}
 }
 

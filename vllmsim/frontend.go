@@ -30,6 +30,16 @@ const (
 	// million tokens a second on one core (2.7 MiB/s for GPT-2's BPE, a
 	// 4 MB document of 1M tokens in 1.1 s).
 	DefaultFrontendPerToken = time.Microsecond
+	// DefaultOutputOverhead is the API server's time to take in one
+	// step's outputs from the engine core (a ZeroMQ message, msgpack
+	// decoding, waking the output handler): the request intake's cost in
+	// the other direction, an estimate.
+	DefaultOutputOverhead = 300 * time.Microsecond
+	// DefaultOutputPerSeq is its time for one request's token: incremental
+	// detokenizing, the chunk's JSON, the write to the stream. An
+	// estimate, of the order of inference-sim's trained per-output-token
+	// host cost (45.9 µs).
+	DefaultOutputPerSeq = 20 * time.Microsecond
 )
 
 // resolveFrontend fills the API server's costs left unset: V1's (V0's with
@@ -40,12 +50,34 @@ func (c *Config) resolveFrontend() error {
 		return fmt.Errorf("vllmsim: --frontend-overhead and --frontend-per-token must not be negative, got %v and %v",
 			c.FrontendOverhead, c.FrontendPerToken)
 	}
+	if c.OutputOverhead < 0 || c.OutputPerSeq < 0 {
+		return fmt.Errorf("vllmsim: --output-overhead and --output-per-seq must not be negative, got %v and %v",
+			c.OutputOverhead, c.OutputPerSeq)
+	}
+	switch {
+	case c.AsyncScheduling && c.NoAsyncScheduling:
+		return fmt.Errorf("vllmsim: --async-scheduling and --no-async-scheduling both given")
+	case c.AsyncScheduling && c.EngineV0:
+		return fmt.Errorf("vllmsim: --async-scheduling is a V1 engine feature; --engine-v0 has none")
+	case !c.NoAsyncScheduling && !c.EngineV0 && c.Profile.Roofline != nil:
+		c.AsyncScheduling = true
+	}
 	if c.NoFrontend {
-		c.FrontendOverhead, c.FrontendPerToken = 0, 0
+		c.FrontendOverhead, c.FrontendPerToken, c.OutputOverhead, c.OutputPerSeq = 0, 0, 0, 0
 		return nil
 	}
 	if c.Profile.Roofline == nil {
 		return nil
+	}
+	if !c.EngineV0 {
+		// V0 processed outputs in its engine loop, a cost its SeqCPU fit
+		// holds.
+		if c.OutputOverhead == 0 {
+			c.OutputOverhead = DefaultOutputOverhead
+		}
+		if c.OutputPerSeq == 0 {
+			c.OutputPerSeq = DefaultOutputPerSeq
+		}
 	}
 	if c.FrontendOverhead == 0 {
 		c.FrontendOverhead = DefaultFrontendOverhead
@@ -61,10 +93,14 @@ func (c *Config) resolveFrontend() error {
 
 // describeFrontend is Describe's line on the API server.
 func (c Config) describeFrontend() string {
-	if c.FrontendOverhead == 0 && c.FrontendPerToken == 0 {
-		return "API server time: none"
+	if c.FrontendOverhead == 0 && c.FrontendPerToken == 0 && c.OutputOverhead == 0 && c.OutputPerSeq == 0 {
+		return "API server time: none" + c.describeAsync()
 	}
 	s := fmt.Sprintf("API server time: %v a request + %v a prompt token, one request at a time", c.FrontendOverhead, c.FrontendPerToken)
+	if c.OutputOverhead != 0 || c.OutputPerSeq != 0 {
+		s += fmt.Sprintf("; outputs %v a step + %v a request", c.OutputOverhead, c.OutputPerSeq)
+	}
+	s += c.describeAsync()
 	if c.EngineV0 {
 		s += "; V0 engine: no step while requests are taken in"
 		if r := c.Profile.Roofline; r != nil {
@@ -73,6 +109,17 @@ func (c Config) describeFrontend() string {
 		s += ", prompts before decodes without chunked prefill"
 	}
 	return s
+}
+
+func (c Config) describeAsync() string {
+	if c.AsyncScheduling {
+		return "; async scheduling"
+	}
+	return ""
+}
+
+func newOutput(c Config) engine.Output {
+	return engine.Output{Overhead: c.OutputOverhead, PerSeq: c.OutputPerSeq}
 }
 
 func newFrontend(c Config) engine.Frontend {
@@ -120,4 +167,13 @@ func (in *intake) holding() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.inside > 0
+}
+
+// The flags of the first token's path, registered beside the costs they
+// set.
+func init() {
+	serveFlags["async-scheduling"] = serveFlag{boolean: true, set: func(c *Config, _ string) error { c.AsyncScheduling = true; return nil }}
+	serveFlags["no-async-scheduling"] = serveFlag{boolean: true, set: func(c *Config, _ string) error { c.NoAsyncScheduling = true; return nil }}
+	serveFlags["output-overhead"] = durationFlag(func(c *Config) *time.Duration { return &c.OutputOverhead })
+	serveFlags["output-per-seq"] = durationFlag(func(c *Config) *time.Duration { return &c.OutputPerSeq })
 }

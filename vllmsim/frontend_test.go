@@ -59,8 +59,10 @@ func TestFrontendAddsToIdleTTFT(t *testing.T) {
 		return r.ttft()
 	}
 	bare := ttft(Config{GPU: "h100", NoFrontend: true})
-	if got, want := ttft(Config{GPU: "h100"})-bare, 300*time.Microsecond+1024*time.Microsecond; got != want {
-		t.Fatalf("V1's API server adds %v to TTFT, want 0.3 ms + 1024 × 1 µs = %v", got, want)
+	// In, 0.3 ms + 1024 × 1 µs; out, 0.3 ms for the step's outputs and
+	// 20 µs for the one token.
+	if got, want := ttft(Config{GPU: "h100"})-bare, 300*time.Microsecond+1024*time.Microsecond+320*time.Microsecond; got != want {
+		t.Fatalf("V1's API server adds %v to TTFT, want 0.3 ms + 1024 × 1 µs + 0.32 ms = %v", got, want)
 	}
 	bareV0 := ttft(Config{GPU: "h100", EngineV0: true, NoFrontend: true})
 	if got, want := ttft(Config{GPU: "h100", EngineV0: true})-bareV0, 2400*time.Microsecond+1024*time.Microsecond; got != want {
@@ -91,8 +93,8 @@ func TestFrontendHoldsV0Engine(t *testing.T) {
 	one := resolved(t, Config{GPU: "h100"}).Profile.StepTime(engine.StepShape{Tokens: 100, Seqs: 1, Sampled: 1, PrefillPairs: 100 * 101 / 2})
 	four := resolved(t, Config{GPU: "h100", EngineV0: true}).Profile.StepTime(engine.StepShape{Tokens: 400, Seqs: 4, Sampled: 4, PrefillPairs: 4 * 100 * 101 / 2})
 	v1 := firsts(false)
-	if v1[0] != each+one {
-		t.Errorf("V1: the first request's first token at %v, want 1.1 ms + one 100-token step %v", v1[0], one)
+	if out := DefaultOutputOverhead + DefaultOutputPerSeq; v1[0] != each+one+out {
+		t.Errorf("V1: the first request's first token at %v, want 1.1 ms + one 100-token step %v + its output %v", v1[0], one, out)
 	}
 	v0 := firsts(true)
 	for i, f := range v0 {

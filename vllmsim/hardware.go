@@ -165,7 +165,7 @@ func (c *Config) resolveHardware() error {
 func (c Config) engineConfig() engine.Config {
 	return engine.Config{MaxNumSeqs: c.MaxNumSeqs, MaxNumBatchedTokens: c.MaxNumBatchedTokens, BlockSize: c.BlockSize,
 		NumBlocks: c.NumGPUBlocks, PrefixCaching: !c.DisablePrefixCaching, DisableChunkedPrefill: c.DisableChunkedPrefill,
-		PrefillFirst: c.EngineV0 && c.DisableChunkedPrefill, Profile: c.Profile}
+		PrefillFirst: c.EngineV0 && c.DisableChunkedPrefill, AsyncScheduling: c.AsyncScheduling, Profile: c.Profile}
 }
 
 // Describe says what cfg simulates, in the terms of vLLM's start-up log:

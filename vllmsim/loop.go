@@ -53,7 +53,8 @@ type loop struct {
 	metrics *metrics
 	now     func() time.Time
 	fresh   []*engine.Seq
-	front   *intake // nil when the API server costs nothing
+	front   *intake  // nil when the API server costs nothing
+	emit    *emitter // nil when the output path costs nothing
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -153,8 +154,10 @@ func (l *loop) run() {
 				continue
 			}
 			st.mu.Lock()
-			st.produced = s.Generated()
-			st.done = s.Done()
+			if l.emit == nil {
+				st.produced = s.Generated()
+				st.done = s.Done()
+			}
 			first := st.firstAt.IsZero()
 			prev := st.lastAt
 			if first {
@@ -162,8 +165,15 @@ func (l *loop) run() {
 			}
 			st.lastAt = at
 			st.mu.Unlock()
+			// vLLM times its metrics by the engine core's output, before
+			// the API server's output path.
 			l.metrics.token(st, first, at, prev)
-			st.signal()
+			if l.emit == nil {
+				st.signal()
+			}
+		}
+		if l.emit != nil {
+			l.emit.step(at, emitted)
 		}
 		l.mu.Unlock()
 	}

@@ -40,6 +40,9 @@ type Server struct {
 	serveErr  chan error
 	mu        sync.Mutex // guards isClosing against handlers.Add
 	isClosing bool
+	// streamError is the data of an in-stream error event, in the
+	// configured error format.
+	streamError []byte
 }
 
 // New makes a server that is not yet listening; it reports a Config that is
@@ -53,9 +56,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1)}
+	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1),
+		streamError: streamErrorBody(c.ErrorFormat)}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
-		front: newIntake(c)}
+		front: newIntake(c), emit: newEmitter(c)}
 	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()
@@ -113,6 +117,9 @@ func (s *Server) begin() {
 	s.started = true
 	s.readyAt = time.Now().Add(s.Config.Faults.StartupDelay)
 	go s.loop.run()
+	if s.loop.emit != nil {
+		go s.loop.emit.run()
+	}
 }
 
 // Serve serves on ln until Close; it returns nil after Close.
@@ -183,6 +190,10 @@ func (s *Server) Close() {
 		if started {
 			close(s.loop.stop)
 			<-s.loop.done
+			if e := s.loop.emit; e != nil {
+				close(e.stop)
+				<-e.done
+			}
 		}
 		if viaStart {
 			<-s.serveErr
@@ -229,7 +240,7 @@ func (s *Server) tracked(h http.HandlerFunc) http.HandlerFunc {
 		s.mu.Lock()
 		if s.isClosing {
 			s.mu.Unlock()
-			writeError(w, http.StatusServiceUnavailable, "server is shutting down")
+			s.writeError(w, http.StatusServiceUnavailable, "server is shutting down")
 			return
 		}
 		s.handlers.Add(1)

@@ -111,18 +111,33 @@ func TestErrorsInVLLMShape(t *testing.T) {
 		{"bad max_tokens", "/v1/completions", map[string]any{"prompt": "a", "max_tokens": 0}, 400, "max_tokens must be at least 1"},
 		{"unknown model tokenize", "/tokenize", map[string]any{"model": "nope", "prompt": "a"}, 404, "does not exist"},
 	}
+	legacy := start(t, Config{ProfileName: "instant", MaxModelLen: 100, ErrorFormat: ErrorFormatLegacy})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// Today's vLLM: {"error": {message, type, param, code}} and
+			// nothing beside it.
 			status, raw := postJSON(t, s.URL+c.path, c.body)
+			var top map[string]json.RawMessage
 			var e apiError
-			if err := json.Unmarshal(raw, &e); err != nil {
-				t.Fatalf("error body %q: %v", raw, err)
+			if err := json.Unmarshal(raw, &top); err != nil || json.Unmarshal(raw, &e) != nil || len(top) != 1 || e.Error == nil {
+				t.Fatalf("error body %s is not the {\"error\": {...}} envelope", raw)
 			}
-			if status != c.status || e.Code != c.status || e.Object != "error" || e.Type != errorType(c.status) || !strings.Contains(e.Message, c.msg) {
+			if i := e.Error; status != c.status || i.Code != c.status || i.Object != "" || i.Type != errorType(c.status) || !strings.Contains(i.Message, c.msg) {
 				t.Fatalf("status %d body %s; want %d with %q", status, raw, c.status, c.msg)
 			}
 			if !strings.Contains(string(raw), `"param":null`) {
 				t.Fatalf("body %s lacks param:null", raw)
+			}
+			// vLLM 0.10.0 and before: the flat object.
+			status, raw = postJSON(t, legacy.URL+c.path, c.body)
+			var flat errorInfo
+			top = nil
+			if err := json.Unmarshal(raw, &flat); err != nil || json.Unmarshal(raw, &top) != nil || top["error"] != nil {
+				t.Fatalf("legacy error body %s: %v", raw, err)
+			}
+			f := flat
+			if status != c.status || f.Code != c.status || f.Object != "error" || f.Type != errorType(c.status) || !strings.Contains(f.Message, c.msg) {
+				t.Fatalf("legacy: status %d body %s; want %d with %q", status, raw, c.status, c.msg)
 			}
 		})
 	}

@@ -20,6 +20,8 @@ type chunkFormat struct {
 	// far; prompt is its prompt_tokens.
 	continuous bool
 	prompt     int
+
+	errData []byte // an in-stream error's data
 }
 
 func newChunkFormat(chat bool, id string, created int64, model string) *chunkFormat {
@@ -132,12 +134,11 @@ func (f *chunkFormat) appendMalformed(dst []byte) []byte {
 	return f.close(append(dst, `{"index":0,`...))
 }
 
-// streamErrorData is what vLLM sends in place of the next chunk when
-// generation fails mid-stream (a GenerationError), before data: [DONE].
-const streamErrorData = `{"error":{"message":"Internal server error","type":"InternalServerError","param":null,"code":500}}`
-
+// appendError appends the event vLLM sends in place of the next chunk when
+// generation fails mid-stream (a GenerationError), before data: [DONE];
+// errData is its JSON in the server's error format (streamErrorBody).
 func (f *chunkFormat) appendError(dst []byte) []byte {
-	return f.close(append(f.open(dst), streamErrorData...))
+	return f.close(append(f.open(dst), f.errData...))
 }
 
 func (f *chunkFormat) appendDone(dst []byte) []byte {

@@ -36,7 +36,9 @@ type vrun struct {
 	now      time.Duration
 	pending  []*vreq // sorted by arrival
 	front    engine.Frontend
-	inFront  []*vreq // arrived, being taken in by the API server
+	out      engine.Output   // the API server's output path
+	times    []time.Duration // when the last step's outputs left
+	inFront  []*vreq         // arrived, being taken in by the API server
 	finished []*vreq
 	onFinish func(r *vreq, at time.Duration)
 	byID     map[uint64]*vreq
@@ -88,18 +90,20 @@ func (v *vrun) run(until time.Duration) {
 		st := v.eng.Stats()
 		v.waitingAt = append(v.waitingAt, st.Waiting)
 		v.maxWait = max(v.maxWait, st.Waiting)
-		for _, s := range v.eng.Complete(b) {
-			r := v.byID[s.ID]
+		emitted := v.eng.Complete(b)
+		v.times = v.out.Times(v.times[:0], v.now, len(emitted))
+		for i, s := range emitted {
+			r, at := v.byID[s.ID], v.times[i]
 			if s.Generated() == 1 {
-				r.first = v.now
+				r.first = at
 			}
-			r.last = v.now
-			r.tokenTimes = append(r.tokenTimes, v.now)
+			r.last = at
+			r.tokenTimes = append(r.tokenTimes, at)
 			if s.Done() {
 				delete(v.byID, s.ID)
 				v.finished = append(v.finished, r)
 				if v.onFinish != nil {
-					v.onFinish(r, v.now)
+					v.onFinish(r, at)
 				}
 			}
 		}

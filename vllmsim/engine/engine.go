@@ -18,7 +18,12 @@ type Config struct {
 	// PrefillFirst runs no decode while a waiting prompt can be admitted, as
 	// vLLM's V0 scheduler did without chunked prefill.
 	PrefillFirst bool
-	Profile      StepProfile
+	// AsyncScheduling plans each step while the one before it runs, as
+	// vLLM V1 does by default (docs/simulator.md, "The first token"): a
+	// request that reaches the engine while a step runs misses the step
+	// already planned and is first scheduled in the one after it.
+	AsyncScheduling bool
+	Profile         StepProfile
 }
 
 // Engine is the clock-free core of the simulator: a model of vLLM V1's
@@ -30,6 +35,10 @@ type Engine struct {
 	cfg     Config
 	kv      *kvCache
 	waiting []*Seq // FIFO; preempted sequences go back to the front
+	// late holds, under AsyncScheduling, the sequences added while the
+	// engine was busy: the next step was planned before they came, so they
+	// join the waiting queue once it is scheduled.
+	late    []*Seq
 	running []*Seq // in admission order; the last is the preemption victim
 	stats   Stats
 	batch   Batch
@@ -134,10 +143,17 @@ func New(cfg Config) (*Engine, error) {
 	return &Engine{cfg: cfg, kv: newKVCache(cfg.NumBlocks, cfg.BlockSize, cfg.PrefixCaching)}, nil
 }
 
-// Add queues a sequence at the back of the waiting queue.
+// Add queues a sequence at the back of the waiting queue. Under
+// AsyncScheduling a sequence added while sequences run (a step is under
+// way) waits for the step after the next one: vLLM planned the next step
+// when the running one was launched.
 func (e *Engine) Add(s *Seq) {
 	if e.cfg.PrefixCaching && s.hashes == nil {
 		s.hashes = blockHashes(s.prompt, e.cfg.BlockSize)
+	}
+	if e.cfg.AsyncScheduling && len(e.running) > 0 {
+		e.late = append(e.late, s)
+		return
 	}
 	e.waiting = append(e.waiting, s)
 }
@@ -152,6 +168,7 @@ func (e *Engine) Abort(s *Seq) {
 	s.blocks = s.blocks[:0]
 	e.running = removeSeq(e.running, s)
 	e.waiting = removeSeq(e.waiting, s)
+	e.late = removeSeq(e.late, s)
 }
 
 func removeSeq(q []*Seq, s *Seq) []*Seq {
@@ -164,12 +181,13 @@ func removeSeq(q []*Seq, s *Seq) []*Seq {
 }
 
 // Idle reports whether there is nothing to schedule.
-func (e *Engine) Idle() bool { return len(e.running) == 0 && len(e.waiting) == 0 }
+func (e *Engine) Idle() bool { return len(e.running) == 0 && len(e.waiting) == 0 && len(e.late) == 0 }
 
-// Stats returns the totals and the current gauges.
+// Stats returns the totals and the current gauges. Sequences that came
+// too late for the planned step count as waiting.
 func (e *Engine) Stats() Stats {
 	s := e.stats
-	s.Running, s.Waiting, s.KVUsage = len(e.running), len(e.waiting), e.kv.usage()
+	s.Running, s.Waiting, s.KVUsage = len(e.running), len(e.waiting)+len(e.late), e.kv.usage()
 	return s
 }
 
@@ -193,6 +211,12 @@ func (e *Engine) Schedule() *Batch {
 	b.Entries, b.Tokens, b.ContextTokens, b.Preempted, b.Duration = b.Entries[:0], 0, 0, 0, 0
 	clear(b.Admitted)
 	b.Admitted = b.Admitted[:0]
+	if len(e.running) == 0 && len(e.waiting) == 0 {
+		// Nothing was planned ahead: an idle engine core takes its input
+		// and schedules it at once.
+		e.promoteLate()
+	}
+	defer e.promoteLate()
 	budget := e.cfg.MaxNumBatchedTokens
 	prefillOnly := e.cfg.PrefillFirst && e.firstWaitingFits()
 	for i := 0; !prefillOnly && i < len(e.running) && budget > 0; i++ {
@@ -266,6 +290,14 @@ func (e *Engine) Schedule() *Batch {
 	}
 	b.Duration = e.cfg.Profile.StepTime(b.Shape())
 	return b
+}
+
+// promoteLate moves the sequences that missed the planned step to the back
+// of the waiting queue, for the next.
+func (e *Engine) promoteLate() {
+	e.waiting = append(e.waiting, e.late...)
+	clear(e.late)
+	e.late = e.late[:0]
 }
 
 // firstWaitingFits reports whether the next waiting prompt fits a step of
