@@ -30,9 +30,6 @@ func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 		slotest.WithDuration(5*time.Second),
 		slotest.WithWarmup(0),
 		slotest.WithSLO("ttft.p90<=2s"),
-		// The simulator shares this process's CPU: a step whose client it
-		// starved (client_saturation alone) is measured again, once.
-		slotest.WithStarvedRetries(1),
 	))
 	require.NoError(t, err)
 	defer s.Close()

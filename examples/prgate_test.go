@@ -28,8 +28,5 @@ func TestPRGate(t *testing.T) {
 		slotest.WithDuration(40*time.Second),
 		slotest.WithWarmup(10*time.Second),
 		slotest.WithSLO("ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"),
-		// The simulator shares this process's CPU: on a busy CI runner a
-		// moment's starvation of the client is measured again, not failed.
-		slotest.WithStarvedRetries(1),
 	)
 }

@@ -24,6 +24,11 @@ func (r *Recorder) ReportEvidence() *report.StepEvidence {
 		FirstSlotMs: at(r.firstSlot), LastSlotMs: at(r.lastSlot),
 		LastEndMs:      at(r.lastEnd),
 		LengthChecked:  r.lengthChecked,
+		LengthLonger:   r.lengthLonger,
+		Due:            r.due,
+		SentInWindow:   r.sentInWindow,
+		DuePerS:        append([]int(nil), r.duePerS...),
+		SentPerS:       append([]int(nil), r.sentPerS...),
 		TTFTFirstHalf:  r.ttftFirstHalf,
 		TTFTSecondHalf: r.ttftSecondHalf,
 		SendLag:        r.lag,
@@ -40,15 +45,15 @@ func EvidenceOf(s *report.StepReport) (ev Evidence, ok bool) {
 	if e == nil {
 		return Evidence{}, false
 	}
-	ev.LengthChecked = e.LengthChecked
+	ev.LengthChecked, ev.LengthLonger = e.LengthChecked, e.LengthLonger
+	ev.Due, ev.SentInWindow = e.Due, e.SentInWindow
+	ev.DuePerS, ev.SentPerS, ev.SendLag = e.DuePerS, e.SentPerS, e.SendLag
 	if h := e.TTFTFirstHalf; h != nil {
 		ev.TTFTFirstHalfP50, ev.FirstHalfN = h.Quantile(50), h.Count()
 	}
 	if h := e.TTFTSecondHalf; h != nil {
 		ev.TTFTSecondHalfP50, ev.SecondHalfN = h.Quantile(50), h.Count()
 	}
-	if span := e.LastSlotMs - e.FirstSlotMs; s.Requests.Sent >= 2 && span > 0 {
-		ev.ScheduleRate = float64(s.Requests.Sent-1) / (span / 1000)
-	}
+	_, ev.ScheduleRate = windowRates(0, e.Due, time.Duration(s.DurationS*float64(time.Second)))
 	return ev, true
 }

@@ -36,16 +36,19 @@ type Recorder struct {
 
 	measureFrom time.Time
 	mid         time.Time // splits the step in halves for the steadiness check
+	end         time.Time // the measured window's end
 	limits      PerRequestLimits
 	lengths     LengthCheck
 
 	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
+	e2elSend                             *stats.Histogram
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
 	// ended), for intervals that allow for correlated observations.
 	ttftC, ttftSendC, itlC, tpotC, e2elC *stats.Clusters
+	e2elSendC                            *stats.Clusters
 
 	sent, completed, failed, unfinished, dropped int
 	canceled                                     int // by the caller: not the server's failures
@@ -59,11 +62,17 @@ type Recorder struct {
 	cachedPrompt, cachedOf                       int64 // cached prompt tokens, of prompt tokens, where reported
 	cachedRequests                               int
 	lengthChecked, lengthMismatched              int
-	firstSend, lastSend                          time.Time
-	lastEnd                                      time.Time // the last measured request's end
-	firstSlot, lastSlot                          time.Time
-	inFlight                                     int
-	warmup                                       Counts // the warm-up's requests, for progress only
+	lengthLonger                                 int // mismatches with more tokens than asked
+	// due counts the measured requests whose time came (handed to the
+	// sender or dropped); sentInWindow those sent before the window's
+	// end; duePerS and sentPerS the same by second of the window.
+	due, sentInWindow   int
+	duePerS, sentPerS   []int
+	firstSend, lastSend time.Time
+	lastEnd             time.Time // the last measured request's end
+	firstSlot, lastSlot time.Time
+	inFlight            int
+	warmup              Counts // the warm-up's requests, for progress only
 
 	timeline []report.Second
 }
@@ -74,6 +83,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 	return &Recorder{
 		measureFrom:    measureFrom,
 		mid:            measureFrom.Add(d / 2),
+		end:            measureFrom.Add(d),
 		limits:         limits,
 		lengths:        lengths,
 		ttft:           stats.NewHistogram(),
@@ -81,6 +91,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		itl:            stats.NewHistogram(),
 		tpot:           stats.NewHistogram(),
 		e2el:           stats.NewHistogram(),
+		e2elSend:       stats.NewHistogram(),
 		lag:            stats.NewHistogram(),
 		bodyWrite:      stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
@@ -92,6 +103,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		itlC:           stats.NewClusters(),
 		tpotC:          stats.NewClusters(),
 		e2elC:          stats.NewClusters(),
+		e2elSendC:      stats.NewClusters(),
 	}
 }
 
@@ -138,7 +150,27 @@ func (r *Recorder) Started(intended time.Time) {
 	}
 	r.mu.Lock()
 	r.inFlight++
+	r.countDue(intended)
 	r.mu.Unlock()
+}
+
+// countDue counts a measured request whose time came, in the second of
+// the window it was due in.
+func (r *Recorder) countDue(intended time.Time) {
+	r.due++
+	bump(&r.duePerS, r.secOf(intended))
+}
+
+// bump adds one to (*c)[i], growing the slice; a second past the window
+// (a late send) is counted too, so that the short windows see it.
+func bump(c *[]int, i int) {
+	if i < 0 {
+		i = 0
+	}
+	for len(*c) <= i {
+		*c = append(*c, 0)
+	}
+	(*c)[i]++
 }
 
 // Dropped counts a request the in-flight cap kept from being sent.
@@ -148,6 +180,7 @@ func (r *Recorder) Dropped(intended time.Time) {
 	}
 	r.mu.Lock()
 	r.dropped++
+	r.countDue(intended)
 	r.classes[client.ClassDropped]++
 	r.mu.Unlock()
 }
@@ -178,6 +211,10 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 			r.lastSend, r.lastSlot = o.Sent, o.Intended
 		}
 		r.second(o.Intended).Sent++
+		if o.Sent.Before(r.end) {
+			r.sentInWindow++
+		}
+		bump(&r.sentPerS, r.secOf(o.Sent))
 	}
 	switch o.Class {
 	case "":
@@ -221,6 +258,7 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	r.observe(r.ttft, r.ttftC, at, ttft)
 	r.observe(r.ttftSend, r.ttftSendC, at, o.First.Sub(o.Sent))
 	r.observe(r.e2el, r.e2elC, at, e2el)
+	r.observe(r.e2elSend, r.e2elSendC, at, o.Last.Sub(o.Sent))
 	if o.Intended.Before(r.mid) {
 		r.ttftFirstHalf.Record(ttft)
 	} else {
@@ -276,6 +314,9 @@ func (r *Recorder) recordLowerBounds(o *client.Outcome, at time.Time) {
 		r.observe(r.itl, r.itlC, r.secOf(at), at.Sub(o.Last)) // the gap still open at the bound
 	}
 	r.observe(r.e2el, r.e2elC, sec, at.Sub(o.Intended))
+	if !o.Sent.IsZero() {
+		r.observe(r.e2elSend, r.e2elSendC, sec, at.Sub(o.Sent))
+	}
 }
 
 func (r *Recorder) meetsLimits(ttft, tpot, e2el time.Duration) bool {
@@ -307,13 +348,9 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 	r.lengthChecked++
 	if off(o.PromptTokens, asked.InputTokens) || off(o.CompletionTokens, asked.OutputTokens) {
 		r.lengthMismatched++
+		if o.PromptTokens > asked.InputTokens && asked.InputTokens > 0 ||
+			o.CompletionTokens > asked.OutputTokens && asked.OutputTokens > 0 {
+			r.lengthLonger++
+		}
 	}
-}
-
-// RunningTTFTP95 is the p95 TTFT of the requests completed so far, for
-// progress lines.
-func (r *Recorder) RunningTTFTP95() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ttft.Quantile(95)
 }

@@ -7,14 +7,34 @@ import (
 	"github.com/llmslo/llmslo/stats"
 )
 
+// windowRates are the achieved and the scheduled rate over a window of
+// length d: what was sent within it, and what was due in it, over its
+// length. Both are exact counts over the span the schedule named, so a
+// reader can check them, and neither is biased on a short random
+// schedule as (n−1)/span between first and last send is (about 1/n high).
+func windowRates(sent, due int, d time.Duration) (achieved, scheduled float64) {
+	if d <= 0 {
+		return 0, 0
+	}
+	return float64(sent) / d.Seconds(), float64(due) / d.Seconds()
+}
+
 // Evidence is what the hazard checks read besides the step report.
 type Evidence struct {
-	ScheduleRate      float64 // the schedule's own rate over the slots that were sent
+	// ScheduleRate is the schedule's own rate over the window: the
+	// requests due in it over its length.
+	ScheduleRate      float64
 	TTFTFirstHalfP50  time.Duration
 	TTFTSecondHalfP50 time.Duration
 	FirstHalfN        int64
 	SecondHalfN       int64
 	LengthChecked     int // completed requests whose lengths were checked
+	LengthLonger      int // of the mismatches, those with more tokens than asked
+	// Due, SentInWindow, DuePerS and SentPerS are the window's exact
+	// counts (report.StepEvidence); SendLag the lag of every measured send.
+	Due, SentInWindow int
+	DuePerS, SentPerS []int
+	SendLag           *stats.Histogram
 }
 
 // Step summarises what the recorder holds as a step report, with the
@@ -45,11 +65,11 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		Timeline:         append([]report.Second(nil), r.timeline...),
 		Histograms: map[report.Metric]*stats.Histogram{
 			report.MetricTTFT: r.ttft, report.MetricTTFTSend: r.ttftSend, report.MetricITL: r.itl,
-			report.MetricTPOT: r.tpot, report.MetricE2EL: r.e2el,
+			report.MetricTPOT: r.tpot, report.MetricE2EL: r.e2el, report.MetricE2ELSend: r.e2elSend,
 		},
 		Clusters: map[report.Metric]*stats.Clusters{
 			report.MetricTTFT: r.ttftC, report.MetricTTFTSend: r.ttftSendC, report.MetricITL: r.itlC,
-			report.MetricTPOT: r.tpotC, report.MetricE2EL: r.e2elC,
+			report.MetricTPOT: r.tpotC, report.MetricE2EL: r.e2elC, report.MetricE2ELSend: r.e2elSendC,
 		},
 	}
 	for c, n := range r.classes {
@@ -62,19 +82,18 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		FirstHalfN:        r.ttftFirstHalf.Count(),
 		SecondHalfN:       r.ttftSecondHalf.Count(),
 		LengthChecked:     r.lengthChecked,
+		LengthLonger:      r.lengthLonger,
+		Due:               r.due,
+		SentInWindow:      r.sentInWindow,
+		DuePerS:           append([]int(nil), r.duePerS...),
+		SentPerS:          append([]int(nil), r.sentPerS...),
+		SendLag:           r.lag,
 	}
 	// Throughput over the time the step really ran: from its first send to
 	// its last request's end (a completion, a failure, or the drain bound).
 	if span := r.lastEnd.Sub(r.firstSend); span > 0 && !r.firstSend.IsZero() {
 		s.Tokens.OutputPerS = float64(r.outputTokens) / span.Seconds()
 	}
-	if r.sent >= 2 {
-		if span := r.lastSend.Sub(r.firstSend); span > 0 {
-			s.RateAchieved = float64(r.sent-1) / span.Seconds()
-		}
-		if span := r.lastSlot.Sub(r.firstSlot); span > 0 {
-			ev.ScheduleRate = float64(r.sent-1) / span.Seconds()
-		}
-	}
+	s.RateAchieved, ev.ScheduleRate = windowRates(r.sentInWindow, r.due, r.end.Sub(r.measureFrom))
 	return s, ev
 }

@@ -33,11 +33,7 @@ type Turns struct {
 	mu           sync.Mutex
 	first, later position
 	counts       report.SessionCounts
-	firstSlot    time.Time // the earliest session start, intended and sent
-	lastSlot     time.Time
-	firstSend    time.Time
-	lastSend     time.Time
-	sends        int
+	firstSends   []time.Time // each measured session's first send
 }
 
 type position struct {
@@ -155,7 +151,7 @@ func (t *Turns) Record(o *client.Outcome, at time.Time) {
 }
 
 // SessionEnded counts a measured session (dispatch.SessionRecorder).
-func (t *Turns) SessionEnded(intended, firstSent time.Time, unsent int, cut bool) {
+func (t *Turns) SessionEnded(_, firstSent time.Time, unsent int, cut bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.counts.Started++
@@ -165,47 +161,33 @@ func (t *Turns) SessionEnded(intended, firstSent time.Time, unsent int, cut bool
 	} else {
 		t.counts.Completed++
 	}
-	if t.firstSlot.IsZero() || intended.Before(t.firstSlot) {
-		t.firstSlot = intended
-	}
-	if intended.After(t.lastSlot) {
-		t.lastSlot = intended
-	}
 	if firstSent.IsZero() {
 		return // its first turn was dropped
 	}
-	t.sends++
-	if t.firstSend.IsZero() || firstSent.Before(t.firstSend) {
-		t.firstSend = firstSent
-	}
-	if firstSent.After(t.lastSend) {
-		t.lastSend = firstSent
-	}
+	t.firstSends = append(t.firstSends, firstSent)
 }
 
 // Fill adds the sessions and turns to a step's report. A session step's
 // rates count sessions, so it also replaces the report's achieved rate
-// and the evidence's schedule rate with the sessions' (first turns' sends
-// against the sessions' intended starts), which client_saturation
-// compares. scheduled is the measured sessions the schedule held.
-func (t *Turns) Fill(s *report.StepReport, ev *Evidence, scheduled int) {
+// and the evidence's schedule rate with the sessions': those whose first
+// turn was sent within the window [from, from+d), and those the schedule
+// started in it (scheduled), over its length. The turns' own lateness
+// stays in the evidence's counts, which client_saturation judges.
+func (t *Turns) Fill(s *report.StepReport, ev *Evidence, scheduled int, from time.Time, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.counts
 	c.Scheduled = scheduled
 	s.Sessions = &c
 	s.Turns = &report.TurnPositions{First: t.first.stats(), Later: t.later.stats()}
-	s.RateAchieved, ev.ScheduleRate = 0, 0
-	if t.sends >= 2 {
-		if span := t.lastSend.Sub(t.firstSend); span > 0 {
-			s.RateAchieved = float64(t.sends-1) / span.Seconds()
+	inWindow := 0
+	for _, at := range t.firstSends {
+		if at.Before(from.Add(d)) {
+			inWindow++
 		}
 	}
-	if c.Started >= 2 {
-		if span := t.lastSlot.Sub(t.firstSlot); span > 0 {
-			ev.ScheduleRate = float64(c.Started-1) / span.Seconds()
-		}
-	}
+	s.Sessions.StartedInWindow = inWindow
+	s.RateAchieved, ev.ScheduleRate = windowRates(inWindow, scheduled, d)
 }
 
 func (p *position) stats() report.TurnStats {

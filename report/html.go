@@ -265,8 +265,10 @@ section.step{break-inside:avoid-page}
 
 {{range .Steps}}<section class="step" id="{{.Anchor}}">
 <h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
-<p>{{rate .RateAchieved}} req/s achieved (target {{rate .RateTarget}}, {{.Arrival}} arrivals) over {{.DurationS}} s after {{.WarmupS}} s of warm-up: {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
-{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
+<p>{{.AchievedInWords}} ({{.Arrival}} arrivals, after {{.WarmupS}} s of warm-up): {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
+{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>
+{{end}}{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
+{{end}}{{$word := .NoteWord}}{{range .Notes}}<p class="note"><strong>{{$word}} ({{.Kind}}):</strong> {{.Message}}</p>
 {{end}}
 {{with .HazardsOff}}<p class="note">Hazards not judged, turned off by the run: {{join . ", "}}.</p>{{end}}
 {{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>

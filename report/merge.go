@@ -68,6 +68,11 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.SendLag.Merge(e.SendLag)
 		m.Evidence.BodyWrite.Merge(e.BodyWrite)
 		m.Evidence.LengthChecked += e.LengthChecked
+		m.Evidence.LengthLonger += e.LengthLonger
+		m.Evidence.Due += e.Due
+		m.Evidence.SentInWindow += e.SentInWindow
+		m.Evidence.DuePerS = addCounts(m.Evidence.DuePerS, e.DuePerS)
+		m.Evidence.SentPerS = addCounts(m.Evidence.SentPerS, e.SentPerS)
 		addInts(&m.Tokens, &s.Tokens) // output_per_s is recomputed below
 		m.LengthMismatches += s.LengthMismatches
 		addInts(&m.PromptCache, &s.PromptCache)
@@ -154,9 +159,20 @@ func mergeSpans(m *StepReport, parts []ShardPart) {
 	if span := e.LastEndMs - e.FirstSendMs; span > 0 {
 		m.Tokens.OutputPerS = float64(m.Tokens.Output) / (span / 1000)
 	}
-	if span := e.LastSendMs - e.FirstSendMs; m.Requests.Sent >= 2 && span > 0 {
-		m.RateAchieved = float64(m.Requests.Sent-1) / (span / 1000)
+	if m.DurationS > 0 {
+		m.RateAchieved = float64(e.SentInWindow) / m.DurationS // every shard's sends within the shared window
 	}
+}
+
+// addCounts adds b's counts to a's, index by index.
+func addCounts(a, b []int) []int {
+	for len(a) < len(b) {
+		a = append(a, 0)
+	}
+	for i, n := range b {
+		a[i] += n
+	}
+	return a
 }
 
 // serverOnce takes the server's figures from one shard: every shard

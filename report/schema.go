@@ -169,7 +169,15 @@ type StepReport struct {
 	SLO         []SLOResult `json:"slo"`
 	// Baseline compares the step with a recorded run, when one was asked for.
 	Baseline []BaselineCheck `json:"baseline,omitempty"`
-	Hazards  []Hazard        `json:"hazards"`
+	// Hazards are what made the step invalid: each could have changed its
+	// verdict (docs/hazards.md). A hazard seen that could not have is a
+	// note instead, with its figures.
+	Hazards []Hazard `json:"hazards"`
+	Notes   []Hazard `json:"notes,omitempty"`
+	// Overload is set when the server's waiting queue grew significantly
+	// through the window: arrivals outpaced completions, so the step is
+	// past the server's capacity and fails (docs/verdicts.md).
+	Overload *Overload `json:"overload,omitempty"`
 	// Binding, on a step that did not pass, says what bound the server.
 	Binding *Binding `json:"binding,omitempty"`
 	// HazardsOff lists the hazard kinds that were turned off for the step
@@ -307,6 +315,16 @@ type Second struct {
 	TTFTMaxMs  float64 `json:"ttft_max_ms"`
 	TTFTMeanMs float64 `json:"ttft_mean_ms"`
 	OutTokens  int64   `json:"output_tokens"`
+}
+
+// Overload is the evidence that a step ran past the server's capacity.
+type Overload struct {
+	// GrowthPerS is the waiting queue's least-squares slope over the
+	// second half of the window: how much faster arrivals came than the
+	// server admitted them, in requests per second.
+	GrowthPerS float64 `json:"growth_per_s"`
+	Rise       float64 `json:"rise"`
+	Message    string  `json:"message"`
 }
 
 // HasHazard reports whether the step has a hazard of the kind.

@@ -14,6 +14,9 @@ import (
 type SessionCounts struct {
 	Scheduled int `json:"scheduled"`
 	Started   int `json:"started"`
+	// StartedInWindow counts the measured sessions whose first turn went
+	// out before the window ended: the achieved rate's numerator.
+	StartedInWindow int `json:"started_in_window"`
 	// Completed sessions had every turn answered (or failed) before the
 	// drain bound; Cut ones had a turn unfinished at the bound or never
 	// sent, TurnsNotSent counting the latter (not failures: they were never

@@ -11,8 +11,8 @@ import (
 )
 
 func sessionStep() StepReport {
-	return StepReport{Name: "rate=0.5", RateTarget: 0.5, RateAchieved: 0.49, Verdict: VerdictPass,
-		Sessions: &SessionCounts{Scheduled: 10, Started: 10, Completed: 9, Cut: 1, TurnsNotSent: 3, SubAgents: 4,
+	return StepReport{Name: "rate=0.5", RateTarget: 0.5, RateAchieved: 0.45, DurationS: 20, Verdict: VerdictPass,
+		Sessions: &SessionCounts{Scheduled: 10, Started: 10, StartedInWindow: 9, Completed: 9, Cut: 1, TurnsNotSent: 3, SubAgents: 4,
 			ThinkTimeScale: 0.1, MaxThinkS: 2, ExpectedPrefixHitRate: 0.86},
 		Turns: &TurnPositions{
 			First: TurnStats{Sent: 14, Completed: 14, TTFT: stats.Summary{Count: 14, P50: 812, P95: 1400}},
@@ -44,7 +44,7 @@ func TestSessionStepsSaySessionsPerSecond(t *testing.T) {
 	assert.Contains(t, out.String(), "started sessions/s")
 	out.Reset()
 	WriteStep(&out, &st)
-	assert.Contains(t, out.String(), "0.49 sessions/s achieved (target 0.5)")
+	assert.Contains(t, out.String(), "0.45 sessions/s achieved (target 0.5): started 9 of the 10 sessions due in the 20 s window")
 	assert.Contains(t, out.String(), "sessions: 10 started of 10, 9 completed, 1 cut by the drain bound (3 turns never sent), 4 sub-agents; think ×0.1, at most 2s")
 	assert.Contains(t, out.String(), "first turns: 14 sent, 14 ok, 0 failed; ttft p50 812.0ms p95 1400.0ms")
 	assert.Contains(t, out.String(), "later turns: 120 sent, 119 ok, 1 failed; ttft p50 95.0ms p95 180.0ms")
@@ -53,6 +53,10 @@ func TestSessionStepsSaySessionsPerSecond(t *testing.T) {
 	out.Reset()
 	req := StepReport{Name: "rate=4", RateTarget: 4, RateAchieved: 4}
 	WriteStep(&out, &req)
-	assert.Contains(t, out.String(), "4.00 req/s achieved")
+	assert.Contains(t, out.String(), "4.00 req/s achieved (target 4)", "a report without the window's counts")
+	out.Reset()
+	req.RateAchieved, req.DurationS, req.Evidence = 3.95, 20, &StepEvidence{Due: 80, SentInWindow: 79}
+	WriteStep(&out, &req)
+	assert.Contains(t, out.String(), "3.95 req/s achieved (target 4): sent 79 of the 80 requests due in the 20 s window")
 	assert.NotContains(t, out.String(), "turns:")
 }

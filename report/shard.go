@@ -78,4 +78,16 @@ type StepEvidence struct {
 	TTFTSecondHalf *stats.Histogram `json:"ttft_second_half"`
 	SendLag        *stats.Histogram `json:"send_lag"`
 	BodyWrite      *stats.Histogram `json:"body_write"`
+	// Due counts the measured requests whose intended time came (sent or
+	// dropped); SentInWindow those of them sent before the window ended.
+	// DuePerS and SentPerS are the same by second of the window, due by
+	// intended time and sent by the time it was sent: the achieved rate
+	// over the step and over short windows (client_saturation).
+	Due          int   `json:"due"`
+	SentInWindow int   `json:"sent_in_window"`
+	DuePerS      []int `json:"due_per_s,omitempty"`
+	SentPerS     []int `json:"sent_per_s,omitempty"`
+	// LengthLonger counts the length mismatches where the server read or
+	// wrote more than asked: more work, which could slow it.
+	LengthLonger int `json:"length_longer"`
 }

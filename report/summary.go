@@ -44,8 +44,15 @@ func Markdown(title string, r *Report) string {
 			s.Requests.Sent, s.Requests.Failed+s.Requests.Unfinished, s.TTFT.P95, s.ITL.P99, 100*s.Goodput, s.Verdict)
 	}
 	for i := range r.Steps {
-		for _, h := range r.Steps[i].Hazards {
-			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", r.Steps[i].Name, h.Kind, h.Message, h.Fix)
+		s := &r.Steps[i]
+		if s.Overload != nil {
+			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.Overload.Message)
+		}
+		for _, h := range s.Hazards {
+			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", s.Name, h.Kind, h.Message, h.Fix)
+		}
+		for _, h := range s.Notes {
+			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, s.NoteWord(), h.Kind, h.Message)
 		}
 	}
 	if off := r.hazardsOff(); len(off) > 0 {

@@ -43,12 +43,14 @@ func WriteSummary(w io.Writer, r *Report) {
 				fmt.Fprintf(w, "%s: REGRESSED: %s\n", s.Name, regression(c))
 			}
 		}
+		if s.Overload != nil {
+			fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, s.Overload.Message)
+		}
 		for _, h := range s.Hazards {
-			word := "INVALID"
-			if s.Verdict != VerdictInvalid {
-				word = "also found" // a conclusive failure outranks it
-			}
-			fmt.Fprintf(w, "%s: %s (%s): %s\n    fix: %s\n", s.Name, word, h.Kind, h.Message, h.Fix)
+			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", s.Name, h.Kind, h.Message, h.Fix)
+		}
+		for _, h := range s.Notes {
+			fmt.Fprintf(w, "%s: %s (%s): %s\n", s.Name, s.NoteWord(), h.Kind, h.Message)
 		}
 	}
 	writeAbandoned(w, r)
@@ -68,8 +70,8 @@ func WriteSummary(w io.Writer, r *Report) {
 // WriteStep writes a step's SLO table: each SLO with the observed value,
 // its 95% interval, the limit and the verdict, then the rate and hazards.
 func WriteStep(w io.Writer, s *StepReport) {
-	fmt.Fprintf(w, "%s: %s, %.2f %s achieved (target %g), %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
-		s.Name, strings.ToUpper(string(s.Verdict)), s.RateAchieved, s.RateUnit(), s.RateTarget,
+	fmt.Fprintf(w, "%s: %s, %s; %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
+		s.Name, strings.ToUpper(string(s.Verdict)), s.AchievedInWords(),
 		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
 	if s.Requests.Canceled > 0 {
 		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
@@ -127,8 +129,14 @@ func WriteStep(w io.Writer, s *StepReport) {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
 		printErrorMessages(w, s.ErrorMessages)
 	}
+	if s.Overload != nil {
+		fmt.Fprintf(w, "  %s\n", s.Overload.Message)
+	}
 	for _, h := range s.Hazards {
 		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
+	}
+	for _, h := range s.Notes {
+		fmt.Fprintf(w, "  %s (%s): %s\n", s.NoteWord(), h.Kind, h.Message)
 	}
 	if len(s.HazardsOff) > 0 {
 		fmt.Fprintf(w, "  hazards not judged (turned off): %s\n", strings.Join(s.HazardsOff, ", "))

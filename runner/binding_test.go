@@ -122,3 +122,27 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 	require.Len(t, rep.Variants, 1)
 	assert.Equal(t, 6.0, rep.Variants[0].PassRate, "eight sequences carry 6 req/s of these requests; one would not")
 }
+
+// A server whose waiting queue grows through the window is over capacity:
+// the step fails on that evidence though every SLO held so far (no step
+// length would keep them), and the sweep counts it as past the knee and
+// names what binds there.
+func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
+	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
+	// grows the queue by about 4 requests a second.
+	rep := sweepSim(t, []string{"--max-num-seqs", "2"}, "fixed:128:64", []float64{2, 8}, "ttft.p50<=60s")
+	require.Len(t, rep.Steps, 2)
+	over := rep.Steps[1]
+	assert.Equal(t, report.VerdictFail, over.Verdict)
+	require.NotNil(t, over.Overload, "server %+v", over.Server)
+	assert.Greater(t, over.Overload.GrowthPerS, 2.0)
+	assert.Contains(t, over.Overload.Message, "arrivals outpace completions")
+	for _, r := range over.SLO {
+		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
+	}
+	assert.Empty(t, over.Hazards)
+	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
+	assert.Equal(t, 8.0, rep.Capacity.FailRate)
+	require.NotNil(t, rep.Capacity.Binding)
+	assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)
+}

@@ -175,21 +175,26 @@ func TestMergeOfAStarvedShardIsInvalid(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, merged.Steps[0].HasHazard(verdict.HazardClientSaturation))
 
-	// Shard 1's client was starved: its own step found it. Its share of the
-	// send lag is too small to move the merged p99, yet the merged step
-	// cannot be trusted.
+	// Shard 1's client was starved: 30 of its 120 requests went out after
+	// the window's end. Its own hazard does not carry over by itself; what
+	// its lateness did to the whole schedule is in the merged counts, and
+	// that is what makes the merged step invalid.
 	st := &reps[1].Steps[0]
 	st.Client.SchedLatencyP99Ms = 3
-	st.Hazards = append(st.Hazards, report.Hazard{Kind: verdict.HazardClientSaturation,
-		Message: "the client could not keep the open-loop schedule: achieved 13.1 req/s, 91% of the schedule's", Fix: "run it on a quieter machine"})
+	st.Evidence.SentInWindow -= 30
+	due, sent := 0, 0
+	for _, r := range reps {
+		due, sent = due+r.Steps[0].Evidence.Due, sent+r.Steps[0].Evidence.SentInWindow
+	}
 	merged, err = Merge(reps, names)
 	require.NoError(t, err)
 	m := merged.Steps[0]
-	require.True(t, m.HasHazard(verdict.HazardClientSaturation))
-	assert.Contains(t, m.Hazards[0].Message, "shard 1: the client could not keep")
+	require.True(t, m.HasHazard(verdict.HazardClientSaturation), "%+v", m.Notes)
+	assert.Contains(t, m.Hazards[0].Message, fmt.Sprintf("%d of the %d requests due in the window went out within it", sent, due))
 	assert.Equal(t, report.VerdictInvalid, m.Verdict)
 	assert.Equal(t, report.VerdictInvalid, merged.Verdict)
 	assert.Equal(t, 3.0, m.Client.SchedLatencyP99Ms, "the busiest shard's client figures")
+	assert.InDelta(t, float64(sent)/8, m.RateAchieved, 1e-9, "what every shard sent within the shared 8 s window")
 
 	// Turned off, as in the shards' own run, it is not carried either.
 	th, _ := json.Marshal(verdict.Thresholds{Off: []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}})

@@ -83,7 +83,10 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
 	assert.Equal(t, 1.0, s.Goodput)
 	assert.Empty(t, s.Hazards)
-	assert.InDelta(t, 10, s.RateAchieved, 0.3, "19 gaps of 100 ms between the first and last send")
+	assert.Equal(t, 10.0, s.RateAchieved, "20 sends within the 2 s window")
+	require.NotNil(t, s.Evidence)
+	assert.Equal(t, 20, s.Evidence.Due)
+	assert.Equal(t, 20, s.Evidence.SentInWindow)
 	// Throughput is over the time the step ran: from the first send to the
 	// last end, 19 gaps of 100 ms and then one E2EL. That is one request's
 	// end, not a median, so it gets the 5 ms of the largest TTFT below.

@@ -48,15 +48,15 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 // the others listed; any other verdict is final at once.
 func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	ctx := context.Background()
-	open := func(slo string, lagLimit time.Duration) *Session {
+	open := func(slo string, lateFraction float64) *Session {
 		cfg := DefaultConfig()
 		cfg.Target.Sim = vllmsim.Config{ProfileName: "instant"}
 		cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:16:2", []float64{50}, "constant"
 		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, []string{slo}
 		cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples}
-		// No client keeps a schedule to the nanosecond: every attempt is
-		// starved.
-		cfg.Thresholds.MaxSendLagP99 = lagLimit
+		// No client keeps a schedule to the nanosecond: every send is
+		// late, and every attempt starved.
+		cfg.Thresholds.MaxLateFraction = lateFraction
 		cfg.StarvedRetries = 2
 		s, err := Open(ctx, cfg)
 		require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 		return s
 	}
 
-	s := open("ttft.p50<=10s", time.Nanosecond)
+	s := open("ttft.p50<=10s", 1e-9)
 	st, err := s.Step(ctx, 50, 0, -1)
 	require.NoError(t, err)
 	assert.Equal(t, report.VerdictInvalid, st.Verdict)
@@ -81,7 +81,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, []string{"ttft.p50<=10s"}
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
 	cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples, verdict.HazardNotSteady, verdict.HazardWarmCache}
-	cfg.Thresholds.MaxSendLagP99, cfg.StarvedRetries = time.Nanosecond, 1
+	cfg.Thresholds.MaxLateFraction, cfg.StarvedRetries = 1e-9, 1
 	replay, err := Open(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { replay.Close() })
@@ -93,7 +93,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	assert.Equal(t, 6, replay.next, "two attempts of 3 sessions each used fresh indices")
 
 	// An SLO failed by a client that kept its schedule is final.
-	s = open("ttft.p50<=1ns", 10*time.Second)
+	s = open("ttft.p50<=1ns", 0)
 	st, err = s.Step(ctx, 50, 0, -1)
 	require.NoError(t, err)
 	assert.Equal(t, report.VerdictFail, st.Verdict)

@@ -69,19 +69,25 @@ func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 	assert.Equal(t, report.VerdictPass, reset.Verdict)
 }
 
-func TestNotSteadyFiresWhenTheQueueKeepsGrowing(t *testing.T) {
+func TestAQueueThatKeepsGrowingFailsAsOverCapacity(t *testing.T) {
 	// Two sequences at a time, 64 decode steps of ~8 ms each: about 4 req/s
 	// of capacity. At 8 req/s the queue grows all through the step; a loose
-	// SLO still passes, which is exactly when the hazard matters.
+	// SLO still holds, yet no step length would keep it: the step fails
+	// as over capacity, not invalid.
 	sim := vllmsim.Config{MaxNumSeqs: 2}
 	st := measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(8), WithArrival("constant"),
 		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
-	require.True(t, st.HasHazard(verdict.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
+	require.NotNil(t, st.Overload, "%+v server %+v", st.Hazards, st.Server)
+	assert.Equal(t, report.VerdictFail, st.Verdict)
 	assert.Greater(t, st.Server.WaitingSlopePerS, 0.5)
+	assert.False(t, st.HasHazard(verdict.HazardNotSteady))
+	require.NotNil(t, st.Binding)
+	assert.Equal(t, verdict.BindMaxNumSeqs, st.Binding.Kind)
 
 	// Below capacity the same server is steady.
 	st = measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(1), WithArrival("constant"),
 		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
+	assert.Nil(t, st.Overload, "server %+v", st.Server)
 	assert.False(t, st.HasHazard(verdict.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
 }
 

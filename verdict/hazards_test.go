@@ -27,37 +27,45 @@ func TestTooFewSamples(t *testing.T) {
 	p99 := []SLO{{Metric: report.MetricTTFT, Percentile: 99, Limit: time.Second}}
 	th := DefaultThresholds()
 
-	h, ok := tooFewSamples(stepWithTTFT(500, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
-	assert.True(t, ok, "a passing p99 over 500 requests rests on 5 observations")
-	assert.Contains(t, h.Message, "ttft.p99 rests on 5.0 observations")
-	assert.Contains(t, h.Fix, "at least 120 s at 10 req/s (this one measured 50 s)", "1000 requests, 20% to spare")
+	// 300 requests: too few for a p99 to have a 95% interval at all (it
+	// needs 368), so more samples could move it across the limit.
+	f := tooFewSamples(stepWithTTFT(300, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
+	assert.True(t, f.decides, "an open p99 over 300 requests")
+	assert.Contains(t, f.Message, "ttft.p99 rests on 3.0 observations")
+	assert.Contains(t, f.Fix, "at least 120 s at 10 req/s (this one measured 30 s)", "1000 requests, 20% to spare")
 
-	_, ok = tooFewSamples(stepWithTTFT(1000, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
-	assert.False(t, ok, "1000 requests are enough for a p99")
+	f = tooFewSamples(stepWithTTFT(1000, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
+	assert.False(t, f.seen, "1000 requests are enough for a p99")
+
+	// 500 requests far under the limit: the interval exists and lies
+	// wholly below it, so the pass stands and the thin tail is a note.
+	f = tooFewSamples(stepWithTTFT(500, 10*time.Millisecond, p99), stepEvidence{slos: p99}, th)
+	assert.True(t, f.seen)
+	assert.False(t, f.decides)
+	assert.Contains(t, f.Message, "wholly below the limit: more samples could not change its verdict")
 
 	// A p99 whose whole interval lies above the limit failed conclusively:
-	// more samples would not save it, so it is a failure, not a hazard.
-	_, ok = tooFewSamples(stepWithTTFT(500, 2*time.Second, p99), stepEvidence{slos: p99}, th)
-	assert.False(t, ok)
+	// more samples would not save it, so it is a note beside the failure.
+	f = tooFewSamples(stepWithTTFT(500, 2*time.Second, p99), stepEvidence{slos: p99}, th)
+	assert.False(t, f.decides)
+	assert.Contains(t, f.Message, "wholly above the limit")
 }
 
 func TestNotSteadyOnlyJudgesPassingSteps(t *testing.T) {
 	th := DefaultThresholds()
-	ev := stepEvidence{Evidence: observe.Evidence{FirstHalfN: 50, SecondHalfN: 50, TTFTFirstHalfP50: 100 * time.Millisecond, TTFTSecondHalfP50: 400 * time.Millisecond}}
-	pass := &report.StepReport{SLO: []report.SLOResult{{Pass: true}}}
-	h, ok := notSteady(pass, ev, th)
-	assert.True(t, ok)
-	assert.Contains(t, h.Message, "TTFT p50 rose from 100.0 ms in the first half to 400.0 ms")
-	fail := &report.StepReport{SLO: []report.SLOResult{{Pass: false}}}
-	_, ok = notSteady(fail, ev, th)
-	assert.False(t, ok)
+	ev := stepEvidence{passing: true, Evidence: observe.Evidence{FirstHalfN: 50, SecondHalfN: 50, TTFTFirstHalfP50: 100 * time.Millisecond, TTFTSecondHalfP50: 400 * time.Millisecond}}
+	s := &report.StepReport{}
+	f := notSteady(s, ev, th)
+	assert.True(t, f.decides)
+	assert.Contains(t, f.Message, "TTFT p50 rose from 100.0 ms in the first half to 400.0 ms")
+	ev.passing = false
+	assert.False(t, notSteady(s, ev, th).seen, "a failing step fails")
+	ev.passing = true
 	ev.TTFTSecondHalfP50 = 120 * time.Millisecond
-	_, ok = notSteady(pass, ev, th)
-	assert.False(t, ok)
+	assert.False(t, notSteady(s, ev, th).seen)
 	// A fast server's jitter: 1.0 ms to 1.8 ms is a large ratio but no queue.
 	ev.TTFTFirstHalfP50, ev.TTFTSecondHalfP50 = time.Millisecond, 1800*time.Microsecond
-	_, ok = notSteady(pass, ev, th)
-	assert.False(t, ok)
+	assert.False(t, notSteady(s, ev, th).seen)
 }
 
 func TestWarmCacheThreshold(t *testing.T) {
@@ -65,13 +73,11 @@ func TestWarmCacheThreshold(t *testing.T) {
 	rate := func(r float64) *report.StepReport {
 		return &report.StepReport{Server: vllmapi.ServerStats{PrefixCacheHitRate: &r}}
 	}
-	_, ok := warmCache(rate(0.35), stepEvidence{expectedHitRate: 0.30}, th)
-	assert.False(t, ok, "within 10 points of the fixture's own sharing")
-	h, ok := warmCache(rate(0.93), stepEvidence{}, th)
-	assert.True(t, ok)
-	assert.Contains(t, h.Message, "served 93% of prompt tokens but the fixture expects 0%")
-	_, ok = warmCache(&report.StepReport{}, stepEvidence{}, th)
-	assert.False(t, ok, "no metrics, no judgement")
+	assert.False(t, warmCache(rate(0.35), stepEvidence{expectedHitRate: 0.30, passing: true}, th).seen, "within 10 points of the fixture's own sharing")
+	f := warmCache(rate(0.93), stepEvidence{passing: true}, th)
+	assert.True(t, f.decides)
+	assert.Contains(t, f.Message, "served 93% of prompt tokens but the fixture expects 0%")
+	assert.False(t, warmCache(&report.StepReport{}, stepEvidence{passing: true}, th).seen, "no metrics, no judgement")
 }
 
 // The fix names the length that gives every gated metric its samples: here
@@ -82,16 +88,20 @@ func TestTooFewSamplesFixCoversEveryMetric(t *testing.T) {
 	for range 200 { // 4 s at 50 req/s: exactly what a p95 needs
 		ttft.Record(10 * time.Millisecond)
 	}
-	for range 600 { // three gaps a request: a p99 needs 1000
-		itl.Record(5 * time.Millisecond)
+	for i := range 600 { // three gaps a request: a p99 needs 1000
+		d := 5 * time.Millisecond
+		if i < 6 { // the slowest 1%, over the limit: the interval straddles it
+			d = 2 * time.Second
+		}
+		itl.Record(d)
 	}
 	s := &report.StepReport{RateTarget: 50, DurationS: 4, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: ttft, report.MetricITL: itl}}
 	s.SLO = judgeSLOs(s, slos, false)
-	h, ok := tooFewSamples(s, stepEvidence{slos: slos}, DefaultThresholds())
-	require.True(t, ok)
-	assert.NotContains(t, h.Message, "ttft.p95")
+	f := tooFewSamples(s, stepEvidence{slos: slos}, DefaultThresholds())
+	require.True(t, f.decides)
+	assert.NotContains(t, f.Message, "ttft.p95")
 	// 4 s × 1000/600 × 1.2 = 8 s, rounded up to 10.
-	assert.Contains(t, h.Fix, "at least 10 s at 50 req/s (this one measured 4 s)")
+	assert.Contains(t, f.Fix, "at least 10 s at 50 req/s (this one measured 4 s)")
 
 	// With no ITL sample at all, the fixture's mean output length says how
 	// many gaps a request gives: 1000 gaps / 4 a request / 50 req/s = 5 s.

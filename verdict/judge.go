@@ -108,16 +108,18 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 
 // verdictOf applies the verdict rules, in order (docs/verdicts.md):
 //
-//  1. A conclusive SLO failure (its whole 95% interval over the limit)
-//     fails the step, whatever else was found, unless a hazard that could
-//     have caused it is present: a late client (client_saturation) or a
-//     server that did not generate the asked lengths (length_mismatch).
-//     Neither can cause errors: a conclusive error-rate failure always
-//     fails.
+//  1. A conclusive SLO failure (its whole 95% interval over the limit), or
+//     a server over capacity (its waiting queue growing through the
+//     window), fails the step, whatever else was found, unless a hazard
+//     that could have caused it is present: a late client
+//     (client_saturation) or a server that did not generate the asked
+//     lengths (length_mismatch). Neither can cause errors: a conclusive
+//     error-rate failure always fails.
 //  2. Otherwise any hazard makes the step invalid.
 //  3. Otherwise any failed SLO fails it; else it passes.
 //
-// The hazards stay in the report either way.
+// Each hazard check has already asked whether it could change the
+// verdict; settle moves those a failure outranks to the notes.
 func verdictOf(s *report.StepReport) report.Verdict {
 	conclusiveFail, errorsFail, fail := false, false, false
 	for _, r := range s.SLO {
@@ -133,7 +135,7 @@ func verdictOf(s *report.StepReport) report.Verdict {
 		// A late client or a length mismatch can inflate latencies, not
 		// make a server refuse, reset or fail requests.
 		return report.VerdictFail
-	case conclusiveFail && !causal:
+	case (conclusiveFail || s.Overload != nil) && !causal:
 		return report.VerdictFail
 	case len(s.Hazards) > 0:
 		return report.VerdictInvalid
@@ -183,23 +185,42 @@ type Config struct {
 	Thresholds Thresholds
 }
 
-// Judge fills the step's SLO results, hazards and verdict from what was
-// measured (the report and the recorder's evidence). It does no I/O.
+// Judge fills the step's SLO results, over-capacity finding, hazards,
+// notes and verdict from what was measured (the report and the recorder's
+// evidence). It does no I/O.
 func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 	slos := Guarded(c.SLOs)
 	s.SLO = judgeSLOs(s, slos, c.Strict)
 	th := c.Thresholds.Resolved()
-	s.Hazards = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
-		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos}, th)
+	s.Overload = overCapacity(s, th)
+	passing := s.Overload == nil
+	for _, r := range s.SLO {
+		passing = passing && r.Pass
+	}
+	s.Hazards, s.Notes = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
+		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict, passing: passing}, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
 	s.Verdict = verdictOf(s)
+	settle(s)
 	s.Binding = Binding(s, c.MaxNumSeqs)
+}
+
+// settle moves the hazards of a step that failed anyway to its notes: a
+// failure that stands whatever they say (rule 1) is one they could not
+// have changed, so a step's hazards are exactly what made it invalid.
+func settle(s *report.StepReport) {
+	if s.Verdict == report.VerdictInvalid || len(s.Hazards) == 0 {
+		return
+	}
+	s.Notes = append(s.Notes, s.Hazards...)
+	s.Hazards = nil
 }
 
 // JudgeSLOs fills only the SLO results and the verdict: for a step whose
 // hazards cannot be judged (a closed loop has no schedule to keep).
 func JudgeSLOs(s *report.StepReport, c Config) {
 	s.SLO = judgeSLOs(s, Guarded(c.SLOs), c.Strict)
+	s.Hazards, s.Notes, s.Overload = nil, nil, nil
 	s.Verdict = verdictOf(s)
 }
 

@@ -12,14 +12,14 @@ import (
 // A session replay's rates count sessions: the hazards say so.
 func TestSessionStepHazardsSpeakInSessions(t *testing.T) {
 	p99 := []SLO{{Metric: report.MetricTTFT, Percentile: 99, Limit: time.Second}}
-	s := stepWithTTFT(500, 10*time.Millisecond, p99)
+	s := stepWithTTFT(300, 10*time.Millisecond, p99)
 	s.RateTarget, s.Sessions = 0.5, &report.SessionCounts{}
-	h, ok := tooFewSamples(s, stepEvidence{slos: p99}, DefaultThresholds())
-	assert.True(t, ok)
-	assert.Contains(t, h.Fix, "at 0.5 sessions/s")
+	f := tooFewSamples(s, stepEvidence{slos: p99}, DefaultThresholds())
+	assert.True(t, f.decides)
+	assert.Contains(t, f.Fix, "at 0.5 sessions/s")
 
-	s.RateAchieved = 0.4
-	h, ok = clientSaturation(s, stepEvidence{Evidence: observe.Evidence{ScheduleRate: 0.5}}, DefaultThresholds())
-	assert.True(t, ok)
-	assert.Contains(t, h.Message, "achieved 0.40 sessions/s, 80.0% of the schedule's 0.50")
+	// A session step's load is judged on its turns.
+	f = clientSaturation(s, stepEvidence{Evidence: observe.Evidence{Due: 300, SentInWindow: 200}}, DefaultThresholds())
+	assert.True(t, f.decides)
+	assert.Contains(t, f.Message, "200 of the 300 turns due in the window went out within it")
 }

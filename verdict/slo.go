@@ -12,7 +12,7 @@ import (
 )
 
 // sloMetrics is the order the metrics are listed in errors.
-var sloMetrics = []report.Metric{report.MetricTTFT, report.MetricTTFTSend, report.MetricITL, report.MetricTPOT, report.MetricE2EL, report.MetricErrorRate}
+var sloMetrics = []report.Metric{report.MetricTTFT, report.MetricTTFTSend, report.MetricITL, report.MetricTPOT, report.MetricE2EL, report.MetricE2ELSend, report.MetricErrorRate}
 
 const sloMetricList = "ttft, ttft_send, itl, tpot, e2el, error_rate"
 

@@ -1,0 +1,37 @@
+package report
+
+import "fmt"
+
+// NoteWord is how a step's notes are introduced: beside a failure they
+// are what was "also found", which the failure outranks; on a pass or an
+// invalid step, a "note" the reader should know of.
+func (s *StepReport) NoteWord() string {
+	if s.Verdict == VerdictFail {
+		return "also found"
+	}
+	return "note"
+}
+
+// AchievedInWords states the achieved rate as a reader can check it: what
+// was sent within the window the schedule named, of what was due in it,
+// with both counts, and the rate asked for. A report without the counts
+// (from before they were kept) gives the rate alone.
+func (s *StepReport) AchievedInWords() string {
+	asked := ""
+	if s.RateTarget > 0 {
+		asked = fmt.Sprintf(" (target %g)", s.RateTarget)
+	}
+	var sent, due int
+	what, verb := "requests", "sent"
+	switch {
+	case s.Sessions != nil:
+		what, verb, sent, due = "sessions", "started", s.Sessions.StartedInWindow, s.Sessions.Scheduled
+	case s.Evidence != nil:
+		sent, due = s.Evidence.SentInWindow, s.Evidence.Due
+	}
+	if due == 0 || s.DurationS <= 0 {
+		return fmt.Sprintf("%.2f %s achieved%s", s.RateAchieved, s.RateUnit(), asked)
+	}
+	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in the %g s window",
+		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, s.DurationS)
+}
