@@ -192,13 +192,14 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
 	slos := Guarded(c.SLOs)
 	s.SLO = judgeSLOs(s, slos, c.Strict)
 	th := c.Thresholds.Resolved()
-	s.Overload = overCapacity(s, th)
-	passing := s.Overload == nil
+	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
+		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
+	s.Overload = overCapacity(s, sev, th)
+	sev.passing = s.Overload == nil
 	for _, r := range s.SLO {
-		passing = passing && r.Pass
+		sev.passing = sev.passing && r.Pass
 	}
-	s.Hazards, s.Notes = findHazards(s, stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
-		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict, passing: passing}, th)
+	s.Hazards, s.Notes = findHazards(s, sev, th)
 	s.HazardsOff = append([]string(nil), th.Off...)
 	s.Verdict = verdictOf(s)
 	settle(s)

@@ -223,3 +223,32 @@ func TestLengthMismatchDecidesByDirection(t *testing.T) {
 	s.LengthMismatches = 2
 	assert.False(t, lengthMismatch(s, passing, DefaultThresholds()).seen, "2% is within the threshold")
 }
+
+// Just past the knee a queue grows slowly beside its noise, but the wait
+// it adds shows in TTFT: a rising TTFT with requests still waiting at the
+// end is the queue's doing, and fails the step as over capacity. The same
+// rise with nothing waiting cannot be attributed: not_steady.
+func TestARisingTTFTWithAQueueIsOverCapacity(t *testing.T) {
+	s, ev := lateStep{n: 80, ttft: 300 * time.Millisecond, e2el: 2 * time.Second, lag: []time.Duration{time.Millisecond}}.build()
+	ev.FirstHalfN, ev.SecondHalfN = 40, 40
+	ev.TTFTFirstHalfP50, ev.TTFTSecondHalfP50 = 336*time.Millisecond, 1921*time.Millisecond
+	s.Timeline = make([]report.Second, 45)
+	for i := range s.Timeline {
+		s.Timeline[i] = report.Second{T: i, Sent: 4, Completed: 3} // one more in flight each second
+	}
+	s.Server = vllmapi.ServerStats{MetricsAvailable: true, WaitingSlopePerS: 0.16, WaitingRise: 1.5, WaitingAtEnd: 7}
+	parsed, err := ParseSLOs([]string{"ttft.p50<=2s"})
+	require.NoError(t, err)
+	Judge(s, ev, Config{SLOs: parsed})
+	assert.Equal(t, report.VerdictFail, s.Verdict)
+	require.NotNil(t, s.Overload)
+	assert.Contains(t, s.Overload.Message, "TTFT p50 rose from 336.0 ms in the first half to 1921.0 ms")
+	assert.Contains(t, s.Overload.Message, "7 requests still waited at the end")
+	assert.InDelta(t, 1, s.Overload.GrowthPerS, 1e-9, "in flight grew by one a second")
+
+	s.Server.WaitingAtEnd = 0
+	Judge(s, ev, Config{SLOs: parsed})
+	assert.Nil(t, s.Overload)
+	assert.Equal(t, report.VerdictInvalid, s.Verdict)
+	assert.True(t, s.HasHazard(HazardNotSteady))
+}

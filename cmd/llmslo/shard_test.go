@@ -141,9 +141,11 @@ func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
 	}
 
 	t.Run("starved shard", func(t *testing.T) {
+		// Shard 1 sent a third of its share after the window ended: the
+		// whole schedule's load changed, which the merged counts show.
 		r := readReportFile(t, paths[1])
-		r.Steps[0].Hazards = append(r.Steps[0].Hazards, report.Hazard{Kind: verdict.HazardClientSaturation,
-			Message: "the client could not keep the open-loop schedule: Go scheduler latency p99 31.0 ms (limit 5 ms)"})
+		ev := r.Steps[0].Evidence
+		ev.SentInWindow -= ev.Due / 3
 		doctored := filepath.Join(t.TempDir(), "shard-1.json")
 		require.NoError(t, r.WriteJSON(doctored))
 		code, stdout, stderr := runArgs(t, "merge", "-o", filepath.Join(t.TempDir(), "m.json"), paths[0], doctored, paths[2])
