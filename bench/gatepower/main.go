@@ -1,17 +1,47 @@
-// Command gatepower measures the power of a baseline gate: how often the
-// README's pull-request gate calls a regression on an unchanged simulator
-// (false alarms), and how often it catches one whose every engine step is
-// F times slower (detection), each with its 95% interval.
+// Command gatepower measures a gate's power and its refusals, counting every
+// run: a run the gate refused (INVALID: a hazard could have changed its
+// verdict) is a run in which it caught nothing.
 //
-//	go run ./bench/gatepower -trials 10
+// Power (the default mode) measures how often the README's pull-request
+// gate calls a regression on an unchanged simulator (false alarms) and how
+// often it catches one whose every engine step is F times slower
+// (detection):
+//
+//	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1]
 //
 // Each trial records a baseline on the unchanged simulator with a fresh
 // seed, then reruns the gate with the same seed (a paired comparison: the
 // same requests on the same schedule) on the unchanged simulator and on
 // slower ones, and once with another seed on the unchanged one (unpaired).
-// It takes trials × (2 + len(factors)) gate runs of about 40 s each: run it
-// on a quiet machine, since a busy one makes the client late and the steps
-// invalid (counted apart).
+// Each row prints its runs, their pass/fail/invalid verdicts, its alarms,
+// the alarm rate over all runs and the invalid rate, each with its Wilson
+// 95% interval; the row "baseline recording" counts the baselines the gate
+// refused to record (that trial's comparisons are then not run). It takes
+// trials × (2 + len(factors)) gate runs of 50 s each (40 s steps after a
+// 10 s warm-up): about 25 minutes for -trials 10 with two factors at
+// -parallel 1. Run it on a quiet machine: a busy one makes the client late
+// and the steps invalid, which now lowers the alarm rate.
+//
+// Refusals (-refusals SERVER) measure only how often the PR gate refuses to
+// judge: it runs the gate -trials times, one at a time and each with a
+// fresh seed, as a CI job would, and prints the runs, pass, fail and
+// invalid counts, the invalid rate with its 95% interval and the hazards
+// that made the invalid runs invalid:
+//
+//	go run ./bench/gatepower -refusals inproc -trials 20    # simulator in this process
+//	go run ./bench/gatepower -refusals process -trials 20   # simulator in its own process (llmslo sim)
+//	go run ./bench/gatepower -refusals neighbour -trials 20 # as process, beside a process spinning on a core
+//	go run ./bench/gatepower -refusals starved -trials 10   # 10,000 req/s on one core shared with 4 busy loops
+//	go run ./bench/gatepower -refusals starved2 -trials 10  # 20,000 req/s on two cores
+//
+// The first three run the gate at 6 req/s of azure-conv-2023 (Poisson) for
+// 45 s steps after a 5 s warm-up against the h200-llama3-8b profile, with
+// SLOs ttft.p95<=5s and itl.p99<=2s (and the default error-rate guard):
+// 50 s a run, about 17 minutes for 20 trials (process and neighbour add a
+// build of cmd/llmslo first). The starved modes run 2 s steps without
+// warm-up against the "instant" profile, about 3 s a run; for them every
+// run is expected INVALID with client_saturation. -duration, -warmup, -rate
+// and -slos override a mode's defaults.
 package main
 
 import (
@@ -20,6 +50,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,10 +68,23 @@ func main() {
 	trials := flag.Int("trials", 10, "trials (fresh seeds)")
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
 	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
-	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step")
-	rate := flag.Float64("rate", 6, "the gate's rate, req/s")
-	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid, counted apart)")
+	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step (refusals: 45s, 2s when starved)")
+	warmup := flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, 0 when starved)")
+	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; starved 10000, starved2 20000)")
+	slos := flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
+	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
+	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (runs one at a time)")
 	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos)}
+	if *refusals != "" {
+		if err := refusalRun(context.Background(), *refusals, *trials, g, set); err != nil {
+			fmt.Fprintln(os.Stderr, "gatepower:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var fs []float64
 	for _, f := range strings.Split(*factors, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -50,39 +94,102 @@ func main() {
 		}
 		fs = append(fs, v)
 	}
-	gateRate = *rate
-	if err := run(*trials, fs, *tolerance, *duration, *parallel); err != nil {
+	if err := run(*trials, fs, *tolerance, g, *parallel); err != nil {
 		fmt.Fprintln(os.Stderr, "gatepower:", err)
 		os.Exit(1)
 	}
 }
 
-// tally counts one comparison's outcomes over the trials.
+// powerSLOs are the README's PR gate's SLOs, which the power mode gates on.
+var powerSLOs = []string{"ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// tally counts one row's runs and outcomes over the trials. Every run
+// counts: an invalid one is a run in which the gate raised no alarm.
 type tally struct {
-	name           string
-	alarms, judged int
-	invalid        int
-	byMetric       map[string]int // alarms raised by each metric's check
-	ratioSum       float64
+	name                      string
+	runs, pass, fail, invalid int
+	alarms                    int
+	byMetric                  map[string]int // alarms raised by each metric's check
+	ratioSum                  float64        // of the judged runs' ttft ratios
+	ratioN                    int            // how many ttft ratios ratioSum holds
+	noAlarms                  bool           // the baseline row: no comparison
+	hazards                   map[string]int // hazard kinds of the invalid runs
+}
+
+func newTally(name string) *tally {
+	return &tally{name: name, byMetric: map[string]int{}, hazards: map[string]int{}}
+}
+
+// count adds a run's step verdict (and, when invalid, its hazard kinds).
+func (t *tally) count(st *report.StepReport) {
+	t.runs++
+	switch st.Verdict {
+	case report.VerdictPass:
+		t.pass++
+	case report.VerdictFail:
+		t.fail++
+	case report.VerdictInvalid:
+		t.invalid++
+		for _, h := range st.Hazards {
+			t.hazards[h.Kind]++
+		}
+	}
+}
+
+// rate formats k of n as a percentage with its Wilson 95% interval.
+func rate(k, n int) string {
+	if n == 0 {
+		return "—\t—"
+	}
+	lo, hi := stats.WilsonInterval(int64(k), int64(n), 0.95)
+	return fmt.Sprintf("%.0f%%\t[%.0f%%, %.0f%%]", 100*float64(k)/float64(n), 100*lo, 100*hi)
+}
+
+// kinds lists hazard kinds with their counts, most frequent first.
+func kinds(m map[string]int) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] || m[ks[i]] == m[ks[j]] && ks[i] < ks[j] })
+	var b strings.Builder
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s ×%d", k, m[k])
+	}
+	if b.Len() == 0 {
+		return "—"
+	}
+	return b.String()
 }
 
 // run runs the trials, at most parallel gates at a time: a trial's
 // comparison runs start once its baseline is recorded, and the next
 // trials' baselines run beside them.
-func run(trials int, factors []float64, tolerance float64, d time.Duration, parallel int) error {
+func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel int) error {
 	ctx := context.Background()
-	rows := []*tally{{name: "unchanged, paired"}, {name: "unchanged, unpaired"}}
+	rows := []*tally{newTally("baseline recording"), newTally("unchanged, paired"), newTally("unchanged, unpaired")}
+	rows[0].noAlarms = true
 	for _, f := range factors {
-		rows = append(rows, &tally{name: fmt.Sprintf("×%g step time, paired", f)})
-	}
-	for _, t := range rows {
-		t.byMetric = map[string]int{}
+		rows = append(rows, newTally(fmt.Sprintf("×%g step time, paired", f)))
 	}
 	slots := make(chan struct{}, max(parallel, 1))
 	gateIn := func(factor float64, seed int64) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return gate(ctx, factor, seed, d)
+		return g.run(ctx, runner.TargetSpec{Sim: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error
@@ -108,17 +215,20 @@ func run(trials int, factors []float64, tolerance float64, d time.Duration, para
 		return firstErr
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\tjudged\tinvalid\talarms\talarm rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\n")
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\tinvalid hazards\n")
 	for _, t := range rows {
-		lo, hi := stats.WilsonInterval(int64(t.alarms), int64(t.judged), 0.95)
-		mean := 0.0
-		if t.judged > 0 {
-			mean = t.ratioSum / float64(t.judged)
+		alarms, alarmRate, byMetric, mean := strconv.Itoa(t.alarms), rate(t.alarms, t.runs), fmt.Sprintf("%d / %d", t.byMetric["ttft"], t.byMetric["itl"]), "—"
+		if t.noAlarms {
+			alarms, alarmRate, byMetric = "—", "—\t—", "—"
+		} else if t.ratioN > 0 {
+			mean = fmt.Sprintf("%.2f", t.ratioSum/float64(t.ratioN))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f%%\t[%.0f%%, %.0f%%]\t%d / %d\t%.2f\n", t.name, t.judged, t.invalid, t.alarms,
-			100*float64(t.alarms)/float64(max(t.judged, 1)), 100*lo, 100*hi, t.byMetric["ttft"], t.byMetric["itl"], mean)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, alarms,
+			alarmRate, rate(t.invalid, t.runs), byMetric, mean, kinds(t.hazards))
 	}
-	fmt.Fprintf(tw, "\ngate: azure-conv-2023 at %g req/s, %v steps (10 s warm-up), h200-llama3-8b, tolerance %.0f%%\n", gateRate, d, 100*tolerance)
+	fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
+	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %v steps (%v warm-up), h200-llama3-8b, SLOs %s, tolerance %.0f%%\n",
+		g.rate, g.d, g.warmup, strings.Join(g.slos, " "), 100*tolerance)
 	return tw.Flush()
 }
 
@@ -132,8 +242,11 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 	if err != nil {
 		return err
 	}
-	if base.Verdict == report.VerdictInvalid {
-		fmt.Fprintf(os.Stderr, "trial %d: the baseline run was invalid (%+v); skipped\n", i, base.Steps[0].Hazards)
+	mu.Lock()
+	rows[0].count(&base.Steps[0])
+	mu.Unlock()
+	if base.Steps[0].Verdict == report.VerdictInvalid {
+		fmt.Fprintf(os.Stderr, "trial %d: the baseline recording was refused (invalid %+v): no comparison this trial\n", i, base.Steps[0].Hazards)
 		return nil
 	}
 	type comparison struct {
@@ -161,10 +274,10 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 		if errs[k] != nil {
 			return errs[k]
 		}
-		t := rows[k]
+		t := rows[k+1]
 		st := &reps[k].Steps[0]
+		t.count(st)
 		if st.Verdict == report.VerdictInvalid {
-			t.invalid++
 			fmt.Fprintf(os.Stderr, "trial %d, %s: invalid %+v\n", i, t.name, st.Hazards)
 			continue
 		}
@@ -172,7 +285,6 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 		if err != nil {
 			return err
 		}
-		t.judged++
 		alarm := false
 		for _, c := range checks {
 			alarm = alarm || c.Regressed
@@ -181,6 +293,7 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 			}
 			if c.Metric == "ttft" {
 				t.ratioSum += c.Ratio
+				t.ratioN++
 			}
 		}
 		if alarm {
@@ -197,21 +310,32 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 	}
 	fmt.Fprintf(os.Stderr, "after trial %d:", i)
 	for _, t := range rows {
-		fmt.Fprintf(os.Stderr, "  %s %d/%d (%d invalid)", t.name, t.alarms, t.judged, t.invalid)
+		fmt.Fprintf(os.Stderr, "  %s %d/%d (%d invalid)", t.name, t.alarms, t.runs, t.invalid)
 	}
 	fmt.Fprintln(os.Stderr)
 	return nil
 }
 
-// gateRate is the gate's rate (-rate).
-var gateRate = 6.0
+// gateSpec is a gate's load and SLOs: one step of the fixture at rate.
+type gateSpec struct {
+	fixture string // empty: azure-conv-2023
+	rate    float64
+	d       time.Duration
+	warmup  time.Duration
+	slos    []string
+}
 
-// gate runs the README's PR gate once: one step at gateRate.
-func gate(ctx context.Context, factor float64, seed int64, d time.Duration) (*report.Report, error) {
+// run runs the gate once against target with seed: one step, no retry of
+// a starved step (StarvedRetries 0, as slotest's default).
+func (g gateSpec) run(ctx context.Context, target runner.TargetSpec, seed int64) (*report.Report, error) {
 	cfg := runner.DefaultConfig()
-	cfg.Target.Sim = vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}
-	cfg.Fixture, cfg.Rates, cfg.Seed = "azure-conv-2023", []float64{gateRate}, seed
-	cfg.Duration, cfg.Warmup = d, 10*time.Second
-	cfg.SLOs = []string{"ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"}
-	return runner.Measure(ctx, cfg)
+	cfg.Target = target
+	cfg.Fixture, cfg.Rates, cfg.Seed = cmp.Or(g.fixture, "azure-conv-2023"), []float64{g.rate}, seed
+	cfg.Duration, cfg.Warmup = g.d, g.warmup
+	cfg.SLOs = g.slos
+	rep, err := runner.Measure(ctx, cfg)
+	if err == nil && len(rep.Steps) != 1 {
+		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))
+	}
+	return rep, err
 }

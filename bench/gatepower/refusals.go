@@ -1,0 +1,236 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// refusalServers are the -refusals modes.
+var refusalServers = []string{"inproc", "process", "neighbour", "starved", "starved2"}
+
+// refusalSLOs are the PR gate's SLOs in the refusal mode; the default
+// error-rate guard (at most 1%) applies beside them.
+var refusalSLOs = []string{"ttft.p95<=5s", "itl.p99<=2s"}
+
+// refusalRun runs the PR gate trials times against server, one run at a
+// time, and prints how often it refused to judge (invalid). set holds the
+// flags given on the command line: those keep their values, the others
+// take the mode's defaults.
+func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set map[string]bool) error {
+	starved := server == "starved" || server == "starved2"
+	def := gateSpec{rate: 6, d: 45 * time.Second, warmup: 5 * time.Second, slos: refusalSLOs}
+	profile := "h200-llama3-8b"
+	if starved {
+		def = gateSpec{fixture: "fixed:16:4", rate: 10000, d: 2 * time.Second, slos: refusalSLOs}
+		if server == "starved2" {
+			def.rate = 20000
+		}
+		profile = "instant"
+	}
+	if set["rate"] {
+		def.rate = g.rate
+	}
+	if set["duration"] {
+		def.d = g.d
+	}
+	if set["warmup"] {
+		def.warmup = g.warmup
+	}
+	if set["slos"] {
+		def.slos = g.slos
+	}
+	g = def
+	target := runner.TargetSpec{Sim: vllmsim.Config{ProfileName: profile}}
+	var stops []func()
+	defer func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}()
+	var setup string
+	switch server {
+	case "inproc":
+		setup = "the simulator in this process"
+	case "process", "neighbour":
+		url, stop, err := startSimProcess(ctx, profile)
+		if err != nil {
+			return err
+		}
+		stops = append(stops, stop)
+		target = runner.TargetSpec{Target: url}
+		setup = "the simulator in its own process (llmslo sim at " + url + ")"
+		if server == "neighbour" {
+			stop, err := startSpinner()
+			if err != nil {
+				return err
+			}
+			stops = append(stops, stop)
+			setup += ", beside a process spinning on one core"
+		}
+	case "starved":
+		prev := runtime.GOMAXPROCS(1)
+		stops = append(stops, func() { runtime.GOMAXPROCS(prev) })
+		setup = "the simulator in this process, GOMAXPROCS 1 shared with 4 busy loops"
+	case "starved2":
+		prev := runtime.GOMAXPROCS(2)
+		stops = append(stops, func() { runtime.GOMAXPROCS(prev) })
+		setup = "the simulator in this process, GOMAXPROCS 2"
+	default:
+		return fmt.Errorf("-refusals %q: want one of %s", server, strings.Join(refusalServers, ", "))
+	}
+	t := newTally(server)
+	for i := range trials {
+		seed := int64(2000 + i)
+		var stopBusy func()
+		if server == "starved" {
+			stopBusy = busyLoops(4)
+		}
+		start := time.Now()
+		rep, err := g.run(ctx, target, seed)
+		if stopBusy != nil {
+			stopBusy()
+		}
+		if err != nil {
+			return fmt.Errorf("run %d (seed %d): %w", i, seed, err)
+		}
+		st := &rep.Steps[0]
+		t.count(st)
+		fmt.Fprintf(os.Stderr, "run %d (seed %d, %.0fs): %s", i, seed, time.Since(start).Seconds(), st.Verdict)
+		for _, h := range st.Hazards {
+			fmt.Fprintf(os.Stderr, "  %s: %s", h.Kind, h.Message)
+		}
+		for _, r := range st.SLO {
+			if !r.Pass {
+				fmt.Fprintf(os.Stderr, "  %s failed (observed %.4g ms / rate %.4g)", r.Metric, r.ObservedMs, r.Observed)
+			}
+		}
+		if len(st.Errors) > 0 {
+			fmt.Fprintf(os.Stderr, "  errors %v %v", st.Errors, st.ErrorMessages)
+		}
+		fmt.Fprintf(os.Stderr, "  (send lag p99 %.1f ms)\n", st.SendLag.P99)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\tinvalid rate\t95%% interval\tinvalid hazards\n")
+	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, rate(t.invalid, t.runs), kinds(t.hazards))
+	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %v steps (%v warm-up), profile %s, SLOs %s (+ default error guard), no starved retries\n",
+		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.d, g.warmup, profile, strings.Join(g.slos, " "))
+	fmt.Fprintf(tw, "server: %s; runs one at a time, a fresh seed each (2000…%d)\n", setup, 2000+max(trials-1, 0))
+	return tw.Flush()
+}
+
+// startSimProcess builds cmd/llmslo, serves the simulator from it on a
+// free loopback port and waits for its /health. stop kills it.
+func startSimProcess(ctx context.Context, profile string) (url string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "gatepower")
+	if err != nil {
+		return "", nil, err
+	}
+	bin := filepath.Join(dir, "llmslo")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/llmslo")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building cmd/llmslo (run from the repository root): %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	sim := exec.Command(bin, "sim", "--profile", profile, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	logf, err := os.Create(filepath.Join(dir, "sim.log"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	sim.Stdout, sim.Stderr = logf, logf
+	if err := sim.Start(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- sim.Wait() }()
+	stop = func() {
+		sim.Process.Kill()
+		<-exited
+		logf.Close()
+		os.RemoveAll(dir)
+	}
+	url = "http://127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			stop()
+			return "", nil, fmt.Errorf("llmslo sim exited before it was healthy: %v", err)
+		default:
+		}
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url, stop, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, errors.New("llmslo sim was not healthy within 30s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startSpinner starts a neighbour process that keeps one core busy until
+// stop kills it.
+func startSpinner() (stop func(), err error) {
+	c := exec.Command("sh", "-c", "while :; do :; done")
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	return func() { c.Process.Kill(); <-done }, nil
+}
+
+// busyLoops keeps n goroutines busy until stop is called: a client whose
+// core is taken by other work (as runner's saturation test does).
+func busyLoops(n int) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				for i := 0; i < 1_000_000; i++ {
+					x += i ^ x
+				}
+			}
+		}()
+	}
+	return func() { close(quit); wg.Wait() }
+}
