@@ -130,7 +130,19 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
 	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
 	// grows the queue by about 4 requests a second.
-	rep := sweepSim(t, []string{"--max-num-seqs", "2"}, "fixed:128:64", []float64{2, 8}, "ttft.p50<=60s")
+	// Steps of 6 s: enough /metrics samples in the second half for the
+	// queue's rise even under the race detector, which slows the scraper.
+	cfg := DefaultConfig()
+	simArgs := []string{"--max-num-seqs", "2"}
+	sim, err := vllmsim.ParseServeArgs(simArgs)
+	require.NoError(t, err)
+	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:128:64", []float64{2, 8}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 6*time.Second, 0, []string{"ttft.p50<=60s"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := Sweep(context.Background(), cfg, 0)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Capacity)
 	require.Len(t, rep.Steps, 2)
 	over := rep.Steps[1]
 	assert.Equal(t, report.VerdictFail, over.Verdict)

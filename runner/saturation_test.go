@@ -3,42 +3,17 @@ package runner
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/llmslo/llmslo/arrival"
+	"github.com/llmslo/llmslo/internal/busy"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// busyLoops keeps n goroutines busy until the returned stop is called: a client
-// process whose CPU is taken by other work.
-func busyLoops(n int) (stop func()) {
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := 0
-			for {
-				select {
-				case <-quit:
-					return
-				default:
-				}
-				for i := 0; i < 1_000_000; i++ {
-					x += i ^ x
-				}
-			}
-		}()
-	}
-	return func() { close(quit); wg.Wait() }
-}
 
 func saturationPlan(t *testing.T, rate float64, d time.Duration) Plan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
@@ -53,7 +28,7 @@ func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
 	p := saturationPlan(t, 200, time.Second)
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
-	stop := busyLoops(4)
+	stop := busy.Loops(4)
 	rep, err := Run(context.Background(), p)
 	stop()
 	require.NoError(t, err)

@@ -13,10 +13,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/busy"
 	"github.com/llmslo/llmslo/runner"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -99,7 +99,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 		seed := int64(2000 + i)
 		var stopBusy func()
 		if server == "starved" {
-			stopBusy = busyLoops(4)
+			stopBusy = busy.Loops(4)
 		}
 		start := time.Now()
 		rep, err := g.run(ctx, target, seed)
@@ -208,29 +208,4 @@ func startSpinner() (stop func(), err error) {
 	done := make(chan struct{})
 	go func() { c.Wait(); close(done) }()
 	return func() { c.Process.Kill(); <-done }, nil
-}
-
-// busyLoops keeps n goroutines busy until stop is called: a client whose
-// core is taken by other work (as runner's saturation test does).
-func busyLoops(n int) (stop func()) {
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := 0
-			for {
-				select {
-				case <-quit:
-					return
-				default:
-				}
-				for i := 0; i < 1_000_000; i++ {
-					x += i ^ x
-				}
-			}
-		}()
-	}
-	return func() { close(quit); wg.Wait() }
 }
