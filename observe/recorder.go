@@ -154,9 +154,13 @@ func (r *Recorder) Started(intended time.Time) {
 	r.mu.Unlock()
 }
 
-// countDue counts a measured request whose time came, in the second of
-// the window it was due in.
+// countDue counts a measured request whose time came within the window,
+// in the second it was due in. A session's later turns may fall due after
+// the window's end: they are measured, but the window's rate is not theirs.
 func (r *Recorder) countDue(intended time.Time) {
+	if !intended.Before(r.end) {
+		return
+	}
 	r.due++
 	bump(&r.duePerS, r.secOf(intended))
 }
@@ -211,8 +215,8 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 			r.lastSend, r.lastSlot = o.Sent, o.Intended
 		}
 		r.second(o.Intended).Sent++
-		if o.Sent.Before(r.end) {
-			r.sentInWindow++
+		if o.Sent.Before(r.end) && o.Intended.Before(r.end) {
+			r.sentInWindow++ // of those due in the window, sent within it
 		}
 		bump(&r.sentPerS, r.secOf(o.Sent))
 	}
