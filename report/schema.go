@@ -133,6 +133,10 @@ type Hazard struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	Fix     string `json:"fix,omitempty"`
+	// ChangedLoad says the server saw another load than the schedule's
+	// (a client that dropped, fell behind or bunched its sends): then even
+	// the server's errors are not its errors at the asked rate.
+	ChangedLoad bool `json:"changed_load,omitempty"`
 }
 
 // StepReport is one rate step.

@@ -114,7 +114,8 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 //     that could have caused it is present: a late client
 //     (client_saturation) or a server that did not generate the asked
 //     lengths (length_mismatch). Neither can cause errors: a conclusive
-//     error-rate failure always fails.
+//     error-rate failure fails, unless the client changed the load the
+//     server saw.
 //  2. Otherwise any hazard makes the step invalid.
 //  3. Otherwise any failed SLO fails it; else it passes.
 //
@@ -130,10 +131,13 @@ func verdictOf(s *report.StepReport) report.Verdict {
 		}
 	}
 	causal := s.HasHazard(HazardClientSaturation) || s.HasHazard(HazardLengthMismatch)
+	changedLoad := slices.ContainsFunc(s.Hazards, func(h report.Hazard) bool { return h.ChangedLoad })
 	switch {
-	case errorsFail:
-		// A late client or a length mismatch can inflate latencies, not
-		// make a server refuse, reset or fail requests.
+	case errorsFail && !changedLoad:
+		// A late client's delay or a length mismatch can inflate
+		// latencies, not make a server refuse, reset or fail requests.
+		// A client that changed the load (bunched thousands of sends)
+		// can: then the errors are not the asked rate's either.
 		return report.VerdictFail
 	case (conclusiveFail || s.Overload != nil) && !causal:
 		return report.VerdictFail

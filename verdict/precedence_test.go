@@ -31,6 +31,8 @@ func TestVerdictPrecedence(t *testing.T) {
 		{"a conclusive failure beats not_steady", []report.SLOResult{conclusiveFail}, hz(HazardNotSteady), report.VerdictFail},
 		{"a conclusive failure beats a warm cache (it only flatters)", []report.SLOResult{conclusiveFail}, hz(HazardWarmCache), report.VerdictFail},
 		{"a late client cannot cause errors", []report.SLOResult{conclusiveFail}, hz(HazardClientSaturation), report.VerdictFail},
+		{"a client that changed the load can", []report.SLOResult{conclusiveFail},
+			[]report.Hazard{{Kind: HazardClientSaturation, ChangedLoad: true}}, report.VerdictInvalid},
 		{"a late client may have caused a latency failure", []report.SLOResult{conclusiveLatencyFail}, hz(HazardClientSaturation), report.VerdictInvalid},
 		{"so may a server that ignored the lengths", []report.SLOResult{conclusiveLatencyFail}, hz(HazardNotSteady, HazardLengthMismatch), report.VerdictInvalid},
 		{"an inconclusive failure with a hazard cannot be judged", []report.SLOResult{inconclusiveFail}, hz(HazardTooFewSamples), report.VerdictInvalid},

@@ -58,8 +58,9 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) find
 	why := append(seen, load...)
 	why = append(why, flips...)
 	return finding{seen: true, decides: true, Hazard: report.Hazard{
-		Kind:    HazardClientSaturation,
-		Message: "the client could not keep the open-loop schedule: " + strings.Join(why, "; "),
+		Kind:        HazardClientSaturation,
+		ChangedLoad: len(load) > 0,
+		Message:     "the client could not keep the open-loop schedule: " + strings.Join(why, "; "),
 		Fix: saturationFix(s, ev, th) + "; a late client loads the server less than asked and adds its own delay to " +
 			"what it measures, so neither its latencies nor its pass can be trusted",
 	}}
