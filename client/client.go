@@ -275,6 +275,9 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 	resp, err := c.tr.RoundTrip(hreq)
 	if err != nil {
 		out.Class, out.Err = c.classifyContext(parent, ctx, ClassConnect), fmt.Errorf("POST %s: %w", c.endpoint, err)
+		if out.Class == ClassConnect && clientLimit(err) {
+			out.Class, out.Sent = ClassClientLimit, time.Time{}
+		}
 		return
 	}
 	defer resp.Body.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -27,6 +28,12 @@ func (c *Client) classifyContext(parent, ctx context.Context, fallback ErrorClas
 		return ClassTimeout
 	}
 	return fallback
+}
+
+// clientLimit reports whether a request failed for want of the client's
+// own resources (file descriptors, local ports) before it left.
+func clientLimit(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.EADDRNOTAVAIL)
 }
 
 // snippet bounds what of an event goes into an error.

@@ -21,6 +21,10 @@ const (
 	ClassCanceled   ErrorClass = "canceled"   // the caller's context ended (a cancelled run)
 	ClassUnfinished ErrorClass = "unfinished" // still in flight when the step's drain bound passed
 	ClassDropped    ErrorClass = "dropped"    // never sent: the client's in-flight cap was reached
+	// ClassClientLimit: never sent, the client's own process ran out of
+	// file descriptors or local ports. The server never saw the request:
+	// it is the client's failure, not the server's.
+	ClassClientLimit ErrorClass = "client_limit"
 )
 
 // HTTPStatusClass is the class of a response with a non-2xx status.

@@ -230,6 +230,11 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 	case client.ClassCanceled:
 		r.canceled++
 		r.classes[o.Class]++
+	case client.ClassClientLimit:
+		// Never sent, for want of the client's own resources: a drop,
+		// as the in-flight cap's are, not a server failure.
+		r.dropped++
+		r.classes[o.Class]++
 	case client.ClassAbandoned:
 		// A user who pressed stop was not failed by the server, and the
 		// TTFT of one who stopped after the first token is left out too:

@@ -39,3 +39,21 @@ func TestWindowCountsAreExact(t *testing.T) {
 	assert.Equal(t, 5/4.0, ev.ScheduleRate)
 	assert.Equal(t, 1, s.Requests.Dropped)
 }
+
+// A request the client could not send for want of its own resources is a
+// drop, not a server failure: it is due, never sent, and out of the error
+// rate.
+func TestClientLimitIsADrop(t *testing.T) {
+	t0 := time.Now()
+	rec := NewRecorder(t0, time.Second, PerRequestLimits{}, LengthCheck{})
+	o := &client.Outcome{Intended: t0.Add(100 * time.Millisecond), Class: client.ClassClientLimit}
+	rec.Started(o.Intended)
+	rec.Record(o, o.Intended)
+	s, ev := rec.Step()
+	assert.Equal(t, 1, s.Requests.Dropped)
+	assert.Zero(t, s.Requests.Sent)
+	assert.Zero(t, s.Requests.Failed)
+	assert.Equal(t, 1, s.Errors[string(client.ClassClientLimit)])
+	assert.Equal(t, 1, ev.Due)
+	assert.Zero(t, ev.SentInWindow)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/client"
 	"github.com/llmslo/llmslo/report"
 	"github.com/llmslo/llmslo/stats"
 )
@@ -69,8 +70,11 @@ func clientSaturation(s *report.StepReport, ev stepEvidence, th Thresholds) find
 // loadChanges lists how the load the server saw differed from the
 // schedule's (changed), and otherwise what shows that it did not (kept).
 func loadChanges(s *report.StepReport, ev stepEvidence, th Thresholds) (changed, kept []string) {
-	if !th.AllowDrops && s.Requests.Dropped > 0 {
-		changed = append(changed, fmt.Sprintf("%d requests dropped by the in-flight cap", s.Requests.Dropped))
+	if limit := s.Errors[string(client.ClassClientLimit)]; limit > 0 {
+		changed = append(changed, fmt.Sprintf("%d requests never left for want of the client's own file descriptors or ports", limit))
+	}
+	if capped := s.Requests.Dropped - s.Errors[string(client.ClassClientLimit)]; !th.AllowDrops && capped > 0 {
+		changed = append(changed, fmt.Sprintf("%d requests dropped by the in-flight cap", capped))
 	}
 	unit := "requests"
 	if s.Sessions != nil {
@@ -252,6 +256,9 @@ func resultFor(s *report.StepReport, slo SLO) (report.SLOResult, bool) {
 func saturationFix(s *report.StepReport, ev stepEvidence, th Thresholds) string {
 	c := s.Client
 	switch {
+	case s.Errors[string(client.ClassClientLimit)] > 0:
+		return fmt.Sprintf("%d requests never left: the client ran out of file descriptors or local ports; "+
+			"raise its open-file limit (ulimit -n), lower the rate, or shard the load over more clients", s.Errors[string(client.ClassClientLimit)])
 	case s.Requests.Dropped > 0 && !th.AllowDrops:
 		return fmt.Sprintf("the in-flight cap dropped %d requests: raise --max-in-flight, or lower the rate", s.Requests.Dropped)
 	case ev.inProcessServer:

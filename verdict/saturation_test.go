@@ -252,3 +252,22 @@ func TestARisingTTFTWithAQueueIsOverCapacity(t *testing.T) {
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	assert.True(t, s.HasHazard(HazardNotSteady))
 }
+
+// A client that ran out of its own descriptors changed the load (those
+// requests never left) and says so, even where the in-flight cap's drops
+// are allowed.
+func TestAClientOutOfDescriptorsIsInvalid(t *testing.T) {
+	s, ev := lateStep{n: 1000, ttft: 10 * time.Millisecond, e2el: 20 * time.Millisecond, lag: []time.Duration{time.Millisecond}, sentIn: 400}.build()
+	s.Requests.Dropped = 600
+	s.Errors = map[string]int{"client_limit": 600}
+	parsed, err := ParseSLOs([]string{"ttft.p95<=5s"})
+	require.NoError(t, err)
+	Judge(s, ev, Config{SLOs: parsed, Thresholds: Thresholds{AllowDrops: true}})
+	assert.Equal(t, report.VerdictInvalid, s.Verdict)
+	h := hazardOf(s, HazardClientSaturation, false)
+	require.NotNil(t, h)
+	assert.True(t, h.ChangedLoad)
+	assert.Contains(t, h.Message, "600 requests never left for want of the client's own file descriptors or ports")
+	assert.NotContains(t, h.Message, "in-flight cap")
+	assert.Contains(t, h.Fix, "raise its open-file limit (ulimit -n)")
+}
