@@ -117,6 +117,9 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 		if len(failed) > 0 {
 			t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
 		}
+		if st.Overload != nil {
+			t.Errorf("%s: %s:\n%s", st.Name, st.Overload.Message, buf.String())
+		}
 		if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
 			t.Errorf("%s: slower than its baseline: %s:\n%s", st.Name, strings.Join(regs, "; "), buf.String())
 		}

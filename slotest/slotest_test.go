@@ -62,6 +62,14 @@ func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
 	assert.Contains(t, inv.errors[0], "cannot be trusted (too_few_samples)")
 	assert.Contains(t, inv.errors[0], "fix: run the step for at least")
 	assert.NotContains(t, inv.errors[0], "SLO violated")
+
+	// A server past its capacity fails the test though every SLO held.
+	over := *healthy
+	over.Verdict, over.Overload = report.VerdictFail, &report.Overload{Message: "over capacity: arrivals outpace completions"}
+	var full recordingTB
+	CheckStep(&full, &over)
+	require.Len(t, full.errors, 1)
+	assert.Contains(t, full.errors[0], "rate=20: over capacity: arrivals outpace completions")
 }
 
 func TestStrictModeNeedsAConclusiveInterval(t *testing.T) {
