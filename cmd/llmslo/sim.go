@@ -98,6 +98,12 @@ simulator flags:
   --frontend-per-token D       API server's time a prompt token, tokenizing (default %v; none
                                with the hand-fit profiles)
   --no-frontend                no API server time (as vLLM's offline LLM class)
+  --async-scheduling | --no-async-scheduling   plan each step while the last runs, so a request
+                               arriving mid-step waits one step more (default: on, as vLLM V1)
+  --output-overhead D --output-per-seq D   API server's time for each step's outputs, and for
+                               each request's token in them (docs/simulator.md)
+  --error-format openai|legacy error answers as today's vLLM ({"error": {...}}, the default) or
+                               as vLLM 0.10.0 and before ({"object": "error", ...})
   --engine-v0                  vLLM 0.6's V0 engine: no step while requests are taken in; without
                                chunked prefill, waiting prompts before decodes
   --fault-error-rate F --fault-error-status CODE
