@@ -41,7 +41,7 @@ type TargetInfo struct {
 	Model string `json:"model"`
 }
 
-// Report is the JSON report of a run (DESIGN.md, "Report"): snake_case,
+// Report is the JSON report of a run (docs/report.md): snake_case,
 // times in milliseconds.
 type Report struct {
 	Version   string         `json:"version"`
@@ -235,8 +235,6 @@ func (r *Report) WriteJSON(path string) error {
 	}
 	return nil
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Capacity is what a sweep found. PassRate is the highest rate whose step
 // passed (0 when none did); FailRate the lowest rate that failed (0 when

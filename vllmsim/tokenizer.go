@@ -14,11 +14,7 @@ import "unicode/utf8"
 // end-of-turn token), and the prompt ends with 2 more (the assistant header).
 // So a chat prompt has Σ(content tokens + 4) + 2 tokens, on the API and on
 // POST /tokenize alike.
-const (
-	chatTokensPerMessage = 4
-	chatTokensAtEnd      = 2
-	minWordID            = 1000
-)
+const minWordID = 1000
 
 // Template token ids (below minWordID, so they never collide with words).
 const (
