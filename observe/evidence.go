@@ -19,21 +19,18 @@ func (r *Recorder) ReportEvidence() *report.StepEvidence {
 		}
 		return float64(t.Sub(r.measureFrom)) / float64(time.Millisecond)
 	}
-	return &report.StepEvidence{
-		FirstSendMs: at(r.firstSend), LastSendMs: at(r.lastSend),
-		FirstSlotMs: at(r.firstSlot), LastSlotMs: at(r.lastSlot),
+	ev := &report.StepEvidence{
+		FirstSendMs:    at(r.firstSend),
 		LastEndMs:      at(r.lastEnd),
 		LengthChecked:  r.lengthChecked,
 		LengthLonger:   r.lengthLonger,
-		Due:            r.due,
-		SentInWindow:   r.sentInWindow,
-		DuePerS:        append([]int(nil), r.duePerS...),
-		SentPerS:       append([]int(nil), r.sentPerS...),
 		TTFTFirstHalf:  r.ttftFirstHalf,
 		TTFTSecondHalf: r.ttftSecondHalf,
 		SendLag:        r.lag,
 		BodyWrite:      r.bodyWrite,
 	}
+	ev.Due, ev.SentInWindow, ev.DuePerS, ev.SentPerS = r.windowCounts()
+	return ev
 }
 
 // EvidenceOf rebuilds the hazard checks' Evidence from a step report's
@@ -54,6 +51,5 @@ func EvidenceOf(s *report.StepReport) (ev Evidence, ok bool) {
 	if h := e.TTFTSecondHalf; h != nil {
 		ev.TTFTSecondHalfP50, ev.SecondHalfN = h.Quantile(50), h.Count()
 	}
-	_, ev.ScheduleRate = windowRates(0, e.Due, time.Duration(s.DurationS*float64(time.Second)))
 	return ev, true
 }

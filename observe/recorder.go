@@ -66,13 +66,12 @@ type Recorder struct {
 	// due counts the measured requests whose time came (handed to the
 	// sender or dropped); sentInWindow those sent before the window's
 	// end; duePerS and sentPerS the same by second of the window.
-	due, sentInWindow   int
-	duePerS, sentPerS   []int
-	firstSend, lastSend time.Time
-	lastEnd             time.Time // the last measured request's end
-	firstSlot, lastSlot time.Time
-	inFlight            int
-	warmup              Counts // the warm-up's requests, for progress only
+	due, sentInWindow int
+	duePerS, sentPerS []int
+	firstSend         time.Time // the first measured send: throughput's span starts there
+	lastEnd           time.Time // the last measured request's end
+	inFlight          int
+	warmup            Counts // the warm-up's requests, for progress only
 
 	timeline []report.Second
 }
@@ -209,10 +208,7 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 			r.bodyWrite.Record(o.Written.Sub(o.Sent))
 		}
 		if r.firstSend.IsZero() || o.Sent.Before(r.firstSend) {
-			r.firstSend, r.firstSlot = o.Sent, o.Intended
-		}
-		if o.Sent.After(r.lastSend) {
-			r.lastSend, r.lastSlot = o.Sent, o.Intended
+			r.firstSend = o.Sent
 		}
 		r.second(o.Intended).Sent++
 		if o.Sent.Before(r.end) && o.Intended.Before(r.end) {

@@ -7,23 +7,26 @@ import (
 	"github.com/llmslo/llmslo/stats"
 )
 
-// windowRates are the achieved and the scheduled rate over a window of
-// length d: what was sent within it, and what was due in it, over its
-// length. Both are exact counts over the span the schedule named, so a
-// reader can check them, and neither is biased on a short random
-// schedule as (n−1)/span between first and last send is (about 1/n high).
-func windowRates(sent, due int, d time.Duration) (achieved, scheduled float64) {
+// windowRate is the achieved rate over a window of length d: what was
+// sent within it over its length. It is an exact count over the span the
+// schedule named, so a reader can check it against the count due, and it
+// is not biased on a short random schedule as (n−1)/span between the
+// first and last send is (about 1/n high).
+func windowRate(sent int, d time.Duration) float64 {
 	if d <= 0 {
-		return 0, 0
+		return 0
 	}
-	return float64(sent) / d.Seconds(), float64(due) / d.Seconds()
+	return float64(sent) / d.Seconds()
+}
+
+// windowCounts copies the window's exact counts (report.StepEvidence).
+// Call it with r.mu held.
+func (r *Recorder) windowCounts() (due, sentInWindow int, duePerS, sentPerS []int) {
+	return r.due, r.sentInWindow, append([]int(nil), r.duePerS...), append([]int(nil), r.sentPerS...)
 }
 
 // Evidence is what the hazard checks read besides the step report.
 type Evidence struct {
-	// ScheduleRate is the schedule's own rate over the window: the
-	// requests due in it over its length.
-	ScheduleRate      float64
 	TTFTFirstHalfP50  time.Duration
 	TTFTSecondHalfP50 time.Duration
 	FirstHalfN        int64
@@ -83,17 +86,14 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		SecondHalfN:       r.ttftSecondHalf.Count(),
 		LengthChecked:     r.lengthChecked,
 		LengthLonger:      r.lengthLonger,
-		Due:               r.due,
-		SentInWindow:      r.sentInWindow,
-		DuePerS:           append([]int(nil), r.duePerS...),
-		SentPerS:          append([]int(nil), r.sentPerS...),
 		SendLag:           r.lag,
 	}
+	ev.Due, ev.SentInWindow, ev.DuePerS, ev.SentPerS = r.windowCounts()
 	// Throughput over the time the step really ran: from its first send to
 	// its last request's end (a completion, a failure, or the drain bound).
 	if span := r.lastEnd.Sub(r.firstSend); span > 0 && !r.firstSend.IsZero() {
 		s.Tokens.OutputPerS = float64(r.outputTokens) / span.Seconds()
 	}
-	s.RateAchieved, ev.ScheduleRate = windowRates(r.sentInWindow, r.due, r.end.Sub(r.measureFrom))
+	s.RateAchieved = windowRate(r.sentInWindow, r.end.Sub(r.measureFrom))
 	return s, ev
 }

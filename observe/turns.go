@@ -169,11 +169,11 @@ func (t *Turns) SessionEnded(_, firstSent time.Time, unsent int, cut bool) {
 
 // Fill adds the sessions and turns to a step's report. A session step's
 // rates count sessions, so it also replaces the report's achieved rate
-// and the evidence's schedule rate with the sessions': those whose first
-// turn was sent within the window [from, from+d), and those the schedule
-// started in it (scheduled), over its length. The turns' own lateness
-// stays in the evidence's counts, which client_saturation judges.
-func (t *Turns) Fill(s *report.StepReport, ev *Evidence, scheduled int, from time.Time, d time.Duration) {
+// with the sessions' whose first turn was sent within the window
+// [from, from+d), over its length; scheduled is how many the schedule
+// started in it. The turns' own lateness stays in the evidence's counts,
+// which client_saturation judges.
+func (t *Turns) Fill(s *report.StepReport, scheduled int, from time.Time, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.counts
@@ -187,7 +187,7 @@ func (t *Turns) Fill(s *report.StepReport, ev *Evidence, scheduled int, from tim
 		}
 	}
 	s.Sessions.StartedInWindow = inWindow
-	s.RateAchieved, ev.ScheduleRate = windowRates(inWindow, scheduled, d)
+	s.RateAchieved = windowRate(inWindow, d)
 }
 
 func (p *position) stats() report.TurnStats {

@@ -41,7 +41,8 @@ func TestTurnsSplitByPositionAndCountSessions(t *testing.T) {
 
 	s, ev := rec.Step()
 	assert.Equal(t, 6, s.Requests.Sent, "every turn reached the step's recorder")
-	tr.Fill(&s, &ev, 4, t0, 10*time.Second)
+	assert.Equal(t, 6, ev.Due, "the turns due in the window, which client_saturation judges")
+	tr.Fill(&s, 4, t0, 10*time.Second)
 	require.NotNil(t, s.Turns)
 	f, l := s.Turns.First, s.Turns.Later
 	assert.Equal(t, 2, f.Sent, "the session's and the sub-agent's first turns")
@@ -64,10 +65,10 @@ func TestTurnsSplitByPositionAndCountSessions(t *testing.T) {
 	assert.Equal(t, 2, c.TurnsNotSent)
 	assert.Equal(t, 1, c.SubAgents)
 	assert.InDelta(t, 2/10.0, s.RateAchieved, 1e-9, "sessions whose first turn went out in the 10 s window, per second")
-	assert.InDelta(t, 4/10.0, ev.ScheduleRate, 1e-9, "sessions the schedule started in the window, per second")
+	assert.Equal(t, 4, s.Sessions.Scheduled, "sessions the schedule started in the window")
 
 	// A first turn sent after the window's end does not count as sent in it.
 	tr.SessionEnded(t0.Add(9*time.Second), t0.Add(10*time.Second+ms), 0, false)
-	tr.Fill(&s, &ev, 5, t0, 10*time.Second)
+	tr.Fill(&s, 5, t0, 10*time.Second)
 	assert.InDelta(t, 2/10.0, s.RateAchieved, 1e-9)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/llmslo/llmslo/client"
+	"github.com/llmslo/llmslo/report"
 )
 
 // The window's counts are exact: due counts the measured requests whose
@@ -36,7 +37,10 @@ func TestWindowCountsAreExact(t *testing.T) {
 	assert.Equal(t, []int{1, 2, 1, 1}, ev.DuePerS)
 	assert.Equal(t, []int{1, 1, 1, 0, 2}, ev.SentPerS, "sends by the second they went out, past the end too")
 	assert.Equal(t, 3/4.0, s.RateAchieved)
-	assert.Equal(t, 5/4.0, ev.ScheduleRate)
+	back, ok := EvidenceOf(&report.StepReport{DurationS: 4, Evidence: rec.ReportEvidence()})
+	assert.True(t, ok)
+	assert.Equal(t, ev.Due, back.Due, "the report's evidence gives the counts again")
+	assert.Equal(t, ev.SentPerS, back.SentPerS)
 	assert.Equal(t, 1, s.Requests.Dropped)
 }
 

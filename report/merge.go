@@ -20,8 +20,9 @@ type ShardPart struct {
 // client sending the whole schedule would have reported (docs/sharding.md
 // gives the rule for every field). Counts add; histograms merge exactly
 // and the summaries are recomputed from them; timelines add second by
-// second; spans (achieved rate, throughput) run from the earliest shard's
-// first send to the latest shard's last; the server's figures are taken
+// second; the achieved rate counts every shard's sends within the shared
+// window; throughput's span runs from the earliest shard's
+// first send to the latest shard's last end; the server's figures are taken
 // once; the client's are kept per shard in Shards, with the busiest shard's
 // as the step's. The result is not judged: its SLO results, hazards,
 // verdict and goodput are left for the caller.
@@ -130,10 +131,11 @@ func addTimeline(a, b []Second) []Second {
 	return a
 }
 
-// mergeSpans sets the merged spans by the single-client definitions: the
-// first send is the earliest shard's (with its intended time), the last
-// the latest shard's, the end the latest; shards that sent nothing have
-// no spans. All offsets count from the shared start of the window.
+// mergeSpans sets the merged throughput span by the single-client
+// definitions: the first send is the earliest shard's, the end the
+// latest; shards that sent nothing have no span. All offsets count from
+// the shared start of the window. The achieved rate is every shard's sends
+// within the shared window over its length.
 func mergeSpans(m *StepReport, parts []ShardPart) {
 	e := m.Evidence
 	seen := false
@@ -143,24 +145,18 @@ func mergeSpans(m *StepReport, parts []ShardPart) {
 			continue
 		}
 		if !seen || pe.FirstSendMs < e.FirstSendMs {
-			e.FirstSendMs, e.FirstSlotMs = pe.FirstSendMs, pe.FirstSlotMs
-		}
-		if !seen || pe.LastSendMs > e.LastSendMs {
-			e.LastSendMs, e.LastSlotMs = pe.LastSendMs, pe.LastSlotMs
+			e.FirstSendMs = pe.FirstSendMs
 		}
 		if !seen || pe.LastEndMs > e.LastEndMs {
 			e.LastEndMs = pe.LastEndMs
 		}
 		seen = true
 	}
-	if !seen {
-		return
-	}
-	if span := e.LastEndMs - e.FirstSendMs; span > 0 {
-		m.Tokens.OutputPerS = float64(m.Tokens.Output) / (span / 1000)
-	}
 	if m.DurationS > 0 {
-		m.RateAchieved = float64(e.SentInWindow) / m.DurationS // every shard's sends within the shared window
+		m.RateAchieved = float64(e.SentInWindow) / m.DurationS
+	}
+	if span := e.LastEndMs - e.FirstSendMs; seen && span > 0 {
+		m.Tokens.OutputPerS = float64(m.Tokens.Output) / (span / 1000)
 	}
 }
 

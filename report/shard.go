@@ -61,13 +61,9 @@ type ShardStep struct {
 // judged again. Times are milliseconds from the start of the measured
 // window, which all shards of a schedule share.
 type StepEvidence struct {
-	// The first and the last send, with their intended times, and the end
-	// of the last request: the spans of the achieved rate, the schedule's
-	// own rate and the output throughput.
+	// The first send and the end of the last request: the span of the
+	// output throughput.
 	FirstSendMs float64 `json:"first_send_ms"`
-	LastSendMs  float64 `json:"last_send_ms"`
-	FirstSlotMs float64 `json:"first_slot_ms"`
-	LastSlotMs  float64 `json:"last_slot_ms"`
 	LastEndMs   float64 `json:"last_end_ms"`
 	// LengthChecked counts completed requests whose lengths were checked
 	// (LengthMismatches counts those off).

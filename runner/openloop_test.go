@@ -77,6 +77,7 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	assert.InDelta(t, 5, s.ITL.P50, tol, "ITL p50")
 	assert.InDelta(t, 5, s.TPOT.P50, tol, "TPOT p50")
 	assert.InDelta(t, 50+19*5, s.E2EL.P50, 3*tol, "E2EL p50")
+	assert.InDelta(t, 50+19*5, float64(s.Histograms[report.MetricE2ELSend].Quantile(50))/float64(time.Millisecond), 3*tol, "E2EL p50 from send")
 	assert.Equal(t, int64(19*20), s.ITL.Count, "one ITL sample per gap between token events")
 	assert.Equal(t, int64(20*20), s.Tokens.Output, "output tokens exact")
 	assert.Equal(t, int64(64*20), s.Tokens.Input)

@@ -113,7 +113,7 @@ func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
 	res, runErr := d.Run(ctx)
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, ev *observe.Evidence) {
-		turns.Fill(st, ev, countFrom(sched, p.Warmup), f.measureFrom, p.Duration)
+		turns.Fill(st, countFrom(sched, p.Warmup), f.measureFrom, p.Duration)
 		st.Sessions.ThinkTimeScale = r.ThinkScale
 		if st.Sessions.ThinkTimeScale == 0 {
 			st.Sessions.ThinkTimeScale = 1

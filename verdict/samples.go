@@ -17,7 +17,7 @@ import (
 func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding {
 	var why, settled []string
 	needS := 0.0 // the step length that gives every gated metric its samples
-	for _, slo := range ev.slos {
+	for i, slo := range ev.slos {
 		if slo.Metric == report.MetricErrorRate {
 			continue
 		}
@@ -33,7 +33,7 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding
 		want := th.MinTailSamples / (1 - slo.Percentile/100)
 		clause := fmt.Sprintf("%s rests on %.1f observations beyond the percentile (%d samples; it needs at least %.0f)",
 			slo.Name(), tail, int64(n), want)
-		if r, ok := resultFor(s, slo); ok && r.Conclusive {
+		if r, ok := resultOf(s, ev, i); ok && r.Conclusive {
 			side := "below"
 			if !r.Pass {
 				side = "above"

@@ -178,11 +178,11 @@ func sum(xs []int, from, to int) int {
 // was seen. An SLO whose pass or conclusiveness differs is one the delay
 // decides (flips); the others are listed with both figures (same).
 func lagFlips(s *report.StepReport, ev stepEvidence, recv float64) (flips, same []string) {
-	for _, slo := range ev.slos {
+	for i, slo := range ev.slos {
 		if slo.Metric == report.MetricErrorRate {
 			continue // a late client cannot make a server fail requests
 		}
-		with, ok := resultFor(s, slo)
+		with, ok := resultOf(s, ev, i)
 		if !ok || with.Samples == 0 {
 			continue
 		}
@@ -242,14 +242,13 @@ func withoutDelay(s *report.StepReport, slo SLO, strict bool, recv float64) repo
 	return res
 }
 
-// resultFor finds the step's result for slo.
-func resultFor(s *report.StepReport, slo SLO) (report.SLOResult, bool) {
-	for _, r := range s.SLO {
-		if r.Metric == string(slo.Metric) && r.Percentile == slo.Percentile && r.LimitMs == ms(slo.Limit) {
-			return r, true
-		}
+// resultOf is the step's result for ev.slos[i]: judgeSLOs gives the
+// results in the order of the SLOs it was given.
+func resultOf(s *report.StepReport, ev stepEvidence, i int) (report.SLOResult, bool) {
+	if len(s.SLO) != len(ev.slos) {
+		return report.SLOResult{}, false
 	}
-	return report.SLOResult{}, false
+	return s.SLO[i], true
 }
 
 // saturationFix names the cause the figures point at, most specific first.
