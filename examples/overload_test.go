@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/slotest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -22,7 +22,7 @@ import (
 // and TTFT measured from when each user arrived breaks the SLO.
 func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 	ctx := context.Background()
-	s, err := runner.Open(ctx, slotest.NewConfig(
+	s, err := load.Open(ctx, slotest.NewConfig(
 		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),
 		slotest.WithFixture("fixed:512:64"),
 		slotest.WithRates(12),

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/slotest"
-	"github.com/llmslo/llmslo/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -33,9 +33,9 @@ func TestWarmCacheIsCaught(t *testing.T) {
 		slotest.WithResetPrefixCache(false),
 	)
 	ctx := context.Background()
-	first, err := runner.Measure(ctx, cfg)
+	first, err := load.Measure(ctx, cfg)
 	require.NoError(t, err)
-	again, err := runner.Measure(ctx, cfg)
+	again, err := load.Measure(ctx, cfg)
 	require.NoError(t, err)
 
 	cold, warm := first.Steps[0], again.Steps[0]

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/stretchr/testify/assert"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/stats"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 // failures records what an assertion reported instead of failing the test.

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // updateBaselines is -slotest.update: record baselines instead of comparing
@@ -18,7 +18,7 @@ const EnvUpdateBaselines = "SLOTEST_UPDATE"
 
 // DefaultBaselineTolerance is how much slower than its baseline a gated
 // percentile may be before it counts as a regression.
-const DefaultBaselineTolerance = runner.DefaultBaselineTolerance
+const DefaultBaselineTolerance = load.DefaultBaselineTolerance
 
 // Updating reports whether baselines are being recorded in this run.
 func Updating() bool { return *updateBaselines || os.Getenv(EnvUpdateBaselines) == "1" }

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -26,13 +26,13 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 		t.Setenv(EnvUpdateBaselines, "1")
 		Run(t, opts("instant", WithBaseline(path, 0))...)
 	})
-	base, err := runner.LoadBaseline(path, "")
+	base, err := load.LoadBaseline(path, "")
 	require.NoError(t, err)
 	require.Len(t, base.Steps, 1)
 
 	// The modelled H100 is far slower than instant: a regression, and the
 	// step fails although its SLO holds.
-	rep, err := runner.Measure(context.Background(), NewConfig(opts("h100-llama3-8b", WithBaseline(path, 0.5))...))
+	rep, err := load.Measure(context.Background(), NewConfig(opts("h100-llama3-8b", WithBaseline(path, 0.5))...))
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.True(t, st.SLO[0].Pass)
@@ -46,7 +46,7 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 	assert.Contains(t, rec.errors[0], "REGRESSED")
 
 	// The same server against itself, with room for timing noise: no regression.
-	rep, err = runner.Measure(context.Background(), NewConfig(opts("instant", WithBaseline(path, 5))...))
+	rep, err = load.Measure(context.Background(), NewConfig(opts("instant", WithBaseline(path, 5))...))
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].Baseline[0].Regressed, "%+v", rep.Steps[0].Baseline[0])
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)

@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/progress"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
-	"github.com/llmslo/llmslo/workload"
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// Config is everything a measurement needs (runner.Config). NewConfig fills
+// Config is everything a measurement needs (load.Config). NewConfig fills
 // the defaults; Options change them.
-type Config = runner.Config
+type Config = load.Config
 
 // ShortDivisor shortens steps and warm-ups under go test -short.
 const ShortDivisor = 4
 
 // NewConfig returns the defaults with opts applied in order.
 func NewConfig(opts ...Option) Config {
-	c := runner.DefaultConfig()
+	c := load.DefaultConfig()
 	c.Target.Container = vllmStarter{}
 	for _, o := range opts {
 		o(&c)

@@ -9,8 +9,8 @@
 // conversations) is replayed as sessions, its rates in sessions per
 // second, paced by WithThinkTimeScale and WithMaxThink (docs/sessions.md).
 //
-// It is one of two faces over package runner (the other is the llmslo
-// command): the core (runner.Open, Session.Step, Measure) returns errors and
+// It is one of two faces over package load (the other is the llmslo
+// command): the core (load.Open, Session.Step, Measure) returns errors and
 // reports and knows nothing of testing; Run and CheckStep are thin
 // testing.TB wrappers, and the Assert helpers wrap verdict.Check.
 //

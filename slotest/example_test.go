@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/slotest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -13,7 +13,7 @@ import (
 // Measure is the core that slotest.Run wraps: no testing.T, a report back.
 // Here one second at 20 req/s against the simulator with no step cost.
 func ExampleMeasure() {
-	rep, err := runner.Measure(context.Background(), slotest.NewConfig(
+	rep, err := load.Measure(context.Background(), slotest.NewConfig(
 		slotest.WithSim(vllmsim.Config{ProfileName: "instant"}),
 		slotest.WithFixture("fixed:128:16"),
 		slotest.WithRates(20),
@@ -45,7 +45,7 @@ func ExampleSweep() {
 		slotest.WithDuration(60*time.Second),
 		slotest.WithSLO("ttft.p95<=500ms", "itl.p99<=250ms"),
 	)
-	rep, err := runner.Sweep(context.Background(), cfg, 3)
+	rep, err := load.Sweep(context.Background(), cfg, 3)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -16,22 +16,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
 // clientQuiet turns client_saturation off: it measures the shared test
 // machine rather than the situation a test builds, and has tests of its own
-// in package runner.
+// in package load.
 func clientQuiet(th *verdict.Thresholds) {
 	th.Off = append(th.Off, verdict.HazardClientSaturation)
 }
 
 func measure(t *testing.T, opts ...Option) *report.StepReport {
 	t.Helper()
-	rep, err := runner.Measure(context.Background(), NewConfig(opts...))
+	rep, err := load.Measure(context.Background(), NewConfig(opts...))
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 1)
 	return &rep.Steps[0]

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // WithCancel abandons the fraction rate of requests after after from their
@@ -19,7 +19,7 @@ func WithCancel(rate float64, after time.Duration) Option {
 
 // closeRecords closes the per-request records (requests.jsonl next to the
 // report) and fails t when they did not all reach the file.
-func closeRecords(t *testing.T, s *runner.Session) {
+func closeRecords(t *testing.T, s *load.Session) {
 	path := s.RequestsPath()
 	if path == "" {
 		return

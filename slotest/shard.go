@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // Environment variables that make a gate run one shard of its schedule,
@@ -23,14 +23,14 @@ const (
 // applyShardEnv reads the shard and the shared start from the environment.
 func applyShardEnv(cfg *Config) error {
 	if v := os.Getenv(EnvShard); v != "" {
-		s, err := runner.ParseShard(v)
+		s, err := load.ParseShard(v)
 		if err != nil {
 			return fmt.Errorf("slotest: %s: %w", EnvShard, err)
 		}
 		cfg.Shard = s
 	}
 	if v := os.Getenv(EnvStartAt); v != "" {
-		at, err := runner.ParseStartAt(v)
+		at, err := load.ParseStartAt(v)
 		if err != nil {
 			return fmt.Errorf("slotest: %s: %w", EnvStartAt, err)
 		}

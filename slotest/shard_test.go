@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -22,7 +22,7 @@ func TestShardEnvironmentIsRead(t *testing.T) {
 	cfg := NewConfig()
 	WithStarvedRetries(1)(&cfg) // the gate's own: a shard's steps keep the shared clock
 	require.NoError(t, applyShardEnv(&cfg))
-	assert.Equal(t, runner.Shard{Index: 1, Count: 3}, cfg.Shard)
+	assert.Equal(t, load.Shard{Index: 1, Count: 3}, cfg.Shard)
 	assert.Zero(t, cfg.StarvedRetries)
 	assert.Equal(t, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), cfg.StartAt.UTC())
 	assert.Equal(t, filepath.Join("out", "shard-1-of-3"), shardDir("out", cfg))
@@ -42,7 +42,7 @@ func TestShardStepsAreNeverShortenedToTheDeadline(t *testing.T) {
 	cfg.StartAt = time.Now().Add(100 * 365 * 24 * time.Hour)
 	err := fitRun(t, &cfg)
 	assert.ErrorContains(t, err, "shards' steps cannot be shortened")
-	assert.Equal(t, runner.DefaultDuration, cfg.Duration, "unchanged")
+	assert.Equal(t, load.DefaultDuration, cfg.Duration, "unchanged")
 }
 
 // One shard of one (the whole schedule) run through Run as an Indexed Job's
@@ -52,7 +52,7 @@ func TestRunAsAShard(t *testing.T) {
 	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant"})
 	defer srv.Close()
 	dir := t.TempDir()
-	t.Setenv(runner.EnvTarget, srv.URL)
+	t.Setenv(load.EnvTarget, srv.URL)
 	t.Setenv(EnvReportDir, dir)
 	t.Setenv(EnvShard, "0/1")
 	t.Setenv(EnvStartAt, fmt.Sprintf("%.3f", float64(time.Now().Add(700*time.Millisecond).UnixMilli())/1000))

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 // Run measures the target at each of the config's rates, each step a
@@ -33,7 +33,7 @@ import (
 func Run(t *testing.T, opts ...Option) *report.Report {
 	t.Helper()
 	cfg := NewConfig(opts...)
-	if env := os.Getenv(runner.EnvTarget); env != "" {
+	if env := os.Getenv(load.EnvTarget); env != "" {
 		cfg.Target.Target = env
 	}
 	if err := applyShardEnv(&cfg); err != nil {
@@ -49,9 +49,9 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	cfg.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
 	dir := shardDir(reportDir(t, cfg), cfg)
 	if dir != "" && cfg.RequestsOut == "" {
-		cfg.RequestsOut = filepath.Join(dir, runner.RequestsFile)
+		cfg.RequestsOut = filepath.Join(dir, load.RequestsFile)
 	}
-	s, err := runner.Open(t.Context(), cfg)
+	s, err := load.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	t.Cleanup(func() { writeReports(t, s, dir) })
 	if cfg.Baseline != "" && cfg.UpdateBaseline {
 		t.Cleanup(func() {
-			if err := runner.RecordBaseline(s.Report(), cfg.Baseline); err != nil {
+			if err := load.RecordBaseline(s.Report(), cfg.Baseline); err != nil {
 				t.Errorf("slotest: %v", err)
 				return
 			}
@@ -74,7 +74,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 		})
 	}
 	for _, rate := range s.Steps() {
-		t.Run(runner.StepName(s.Plan().Arrival, rate), func(t *testing.T) {
+		t.Run(load.StepName(s.Plan().Arrival, rate), func(t *testing.T) {
 			st, err := s.Step(t.Context(), rate, 0, -1)
 			if st == nil {
 				t.Fatalf("slotest: step did not run: %v", err)
@@ -212,10 +212,10 @@ func reportDir(t *testing.T, cfg Config) string {
 
 // writeReports writes the report (whole, or partial after a cancel) and
 // the CI step summary, and closes the per-request records.
-func writeReports(t *testing.T, s *runner.Session, dir string) {
+func writeReports(t *testing.T, s *load.Session, dir string) {
 	closeRecords(t, s)
 	if dir != "" {
-		if path, err := runner.WriteReport(s.Report(), dir); err != nil {
+		if path, err := load.WriteReport(s.Report(), dir); err != nil {
 			t.Errorf("slotest: %v", err)
 		} else {
 			t.Logf("slotest: report written to %s", path)

@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/stats"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
-	"github.com/llmslo/llmslo/workload"
 )
 
 // recordingTB captures what CheckStep reports, so that a failing step can
@@ -89,7 +89,7 @@ func TestRunGatesEachRateAsASubtest(t *testing.T) {
 	assert.Equal(t, "rate=25", rep.Steps[0].Name)
 	assert.Equal(t, "rate=40", rep.Steps[1].Name)
 	assert.Equal(t, report.VerdictPass, rep.Verdict)
-	assert.Equal(t, runner.TargetSim, rep.Target.Kind)
+	assert.Equal(t, load.TargetSim, rep.Target.Kind)
 }
 
 func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
@@ -97,7 +97,7 @@ func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	cfg := NewConfig(instantSim(WithRates(20, 40), WithDuration(time.Second), WithReportDir(dir), WithSLO("ttft.p50<=10s"))...)
-	rep, err := runner.Measure(ctx, cfg)
+	rep, err := load.Measure(ctx, cfg)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NotNil(t, rep)
 	assert.True(t, rep.Partial)
@@ -137,26 +137,26 @@ func TestFitBudget(t *testing.T) {
 }
 
 func TestTargetErrors(t *testing.T) {
-	_, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: "nonsense"})
+	_, err := load.StartTarget(context.Background(), load.TargetSpec{Target: "nonsense"})
 	assert.ErrorContains(t, err, `unknown target "nonsense"`)
 
-	_, err = runner.StartTarget(context.Background(), runner.TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
+	_, err = load.StartTarget(context.Background(), load.TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "does not answer GET /v1/models")
 	assert.NotContains(t, err.Error(), "sk-secret-value")
 
-	t.Setenv(runner.EnvModel, "")
-	_, err = runner.StartTarget(context.Background(), runner.TargetSpec{Target: runner.TargetVLLM})
+	t.Setenv(load.EnvModel, "")
+	_, err = load.StartTarget(context.Background(), load.TargetSpec{Target: load.TargetVLLM})
 	assert.ErrorContains(t, err, "needs a model")
 }
 
 func TestURLTargetReportsNoSecret(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
-	_, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
+	_, err := load.StartTarget(context.Background(), load.TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "pw")
 
-	tg, err := runner.StartTarget(context.Background(), runner.TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
+	tg, err := load.StartTarget(context.Background(), load.TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
 	require.NoError(t, err)
 	defer tg.Close()
 	assert.Equal(t, "served", tg.Model, "the first model the server lists")
@@ -184,7 +184,7 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 
 func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
-	rep, err := runner.Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
+	rep, err := load.Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
 		WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s", "error_rate<=0%"),
 		WithThresholds(clientQuiet)))
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestChatPromptsAreExactThroughTokenize(t *testing.T) {
 	// The chat API carries text, so prompt lengths are made exact through
 	// the server's /tokenize, chat template included; usage must then
 	// report exactly what the fixture asked for.
-	rep, err := runner.Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(workload.APIChat),
+	rep, err := load.Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(workload.APIChat),
 		WithFixture("random:300:16:0.5"), WithRates(20), WithArrival("constant"), WithDuration(time.Second), WithWarmup(0),
 		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)))
 	require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/llmslo/llmslo/containers/vllm"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // vllmStarter starts the vllm target through testcontainers-go, so that
@@ -15,7 +15,7 @@ type vllmStarter struct {
 	opts []testcontainers.ContainerCustomizer
 }
 
-func (s vllmStarter) StartContainer(ctx context.Context, req runner.ContainerRequest) (runner.StartedContainer, error) {
+func (s vllmStarter) StartContainer(ctx context.Context, req load.ContainerRequest) (load.StartedContainer, error) {
 	opts := []testcontainers.ContainerCustomizer{vllm.WithModel(req.Model)}
 	if req.DevMode {
 		opts = append(opts, vllm.WithDevMode())
@@ -26,13 +26,13 @@ func (s vllmStarter) StartContainer(ctx context.Context, req runner.ContainerReq
 	}
 	c, err := vllm.Run(ctx, req.Image, opts...)
 	if err != nil {
-		return runner.StartedContainer{}, err
+		return load.StartedContainer{}, err
 	}
 	stop := func() error { return testcontainers.TerminateContainer(c) }
 	base, err := c.BaseURL(ctx)
 	if err != nil {
 		_ = stop()
-		return runner.StartedContainer{}, err
+		return load.StartedContainer{}, err
 	}
-	return runner.StartedContainer{URL: base, Model: c.Model(), Stop: stop}, nil
+	return load.StartedContainer{URL: base, Model: c.Model(), Stop: stop}, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/llmslo/llmslo/containers/vllm"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
@@ -24,8 +24,8 @@ func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
 	assert.Len(t, c.Target.Container.(vllmStarter).opts, 2)
 	assert.Len(t, base.Target.Container.(vllmStarter).opts, 1, "adding options to a copy leaves the original alone")
 
-	other := runner.ContainerStarterFunc(func(context.Context, runner.ContainerRequest) (runner.StartedContainer, error) {
-		return runner.StartedContainer{}, nil
+	other := load.ContainerStarterFunc(func(context.Context, load.ContainerRequest) (load.StartedContainer, error) {
+		return load.StartedContainer{}, nil
 	})
 	c = NewConfig(func(c *Config) { c.Target.Container = other }, WithVLLMOptions(a))
 	require.IsType(t, vllmStarter{}, c.Target.Container, "WithVLLMOptions puts the testcontainers starter back")
@@ -36,6 +36,6 @@ func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
 func TestVLLMStarterPassesItsOptions(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 	s := vllmStarter{opts: []testcontainers.ContainerCustomizer{vllm.WithGPUs(0)}}
-	_, err := s.StartContainer(context.Background(), runner.ContainerRequest{Image: "img", Model: "m", DevMode: true})
+	_, err := s.StartContainer(context.Background(), load.ContainerRequest{Image: "img", Model: "m", DevMode: true})
 	assert.EqualError(t, err, "vllm: WithGPUs: 0 is not a GPU count (use a positive number or AllGPUs)")
 }

@@ -57,27 +57,28 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/stats"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
 func main() {
 	trials := flag.Int("trials", 10, "trials (fresh seeds)")
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
-	tolerance := flag.Float64("tolerance", runner.DefaultBaselineTolerance, "baseline tolerance")
+	tolerance := flag.Float64("tolerance", load.DefaultBaselineTolerance, "baseline tolerance")
 	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step (refusals: 45s, 2s when starved)")
 	warmup := flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, 0 when starved)")
 	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; starved 10000, starved2 20000)")
 	slos := flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
 	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
 	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (runs one at a time)")
+	firstSeed := flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos)}
+	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos), firstSeed: *firstSeed}
 	if *refusals != "" {
 		if err := refusalRun(context.Background(), *refusals, *trials, g, set); err != nil {
 			fmt.Fprintln(os.Stderr, "gatepower:", err)
@@ -189,7 +190,7 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 	gateIn := func(factor float64, seed int64) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return g.run(ctx, runner.TargetSpec{Sim: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
+		return g.run(ctx, load.TargetSpec{Sim: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error
@@ -323,17 +324,20 @@ type gateSpec struct {
 	d       time.Duration
 	warmup  time.Duration
 	slos    []string
+	// firstSeed is the refusal runs' first seed; run i takes firstSeed+i,
+	// so a second batch with another first seed adds independent runs.
+	firstSeed int64
 }
 
 // run runs the gate once against target with seed: one step, no retry of
 // a starved step (StarvedRetries 0, as slotest's default).
-func (g gateSpec) run(ctx context.Context, target runner.TargetSpec, seed int64) (*report.Report, error) {
-	cfg := runner.DefaultConfig()
+func (g gateSpec) run(ctx context.Context, target load.TargetSpec, seed int64) (*report.Report, error) {
+	cfg := load.DefaultConfig()
 	cfg.Target = target
 	cfg.Fixture, cfg.Rates, cfg.Seed = cmp.Or(g.fixture, "azure-conv-2023"), []float64{g.rate}, seed
 	cfg.Duration, cfg.Warmup = g.d, g.warmup
 	cfg.SLOs = g.slos
-	rep, err := runner.Measure(ctx, cfg)
+	rep, err := load.Measure(ctx, cfg)
 	if err == nil && len(rep.Steps) != 1 {
 		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/busy"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -55,8 +55,9 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 	if set["slos"] {
 		def.slos = g.slos
 	}
+	def.firstSeed = g.firstSeed
 	g = def
-	target := runner.TargetSpec{Sim: vllmsim.Config{ProfileName: profile}}
+	target := load.TargetSpec{Sim: vllmsim.Config{ProfileName: profile}}
 	var stops []func()
 	defer func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -73,7 +74,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 			return err
 		}
 		stops = append(stops, stop)
-		target = runner.TargetSpec{Target: url}
+		target = load.TargetSpec{Target: url}
 		setup = "the simulator in its own process (llmslo sim at " + url + ")"
 		if server == "neighbour" {
 			stop, err := startSpinner()
@@ -96,7 +97,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 	}
 	t := newTally(server)
 	for i := range trials {
-		seed := int64(2000 + i)
+		seed := g.firstSeed + int64(i)
 		var stopBusy func()
 		if server == "starved" {
 			stopBusy = busy.Loops(4)
@@ -130,7 +131,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, rate(t.invalid, t.runs), kinds(t.hazards))
 	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %v steps (%v warm-up), profile %s, SLOs %s (+ default error guard), no starved retries\n",
 		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.d, g.warmup, profile, strings.Join(g.slos, " "))
-	fmt.Fprintf(tw, "server: %s; runs one at a time, a fresh seed each (2000…%d)\n", setup, 2000+max(trials-1, 0))
+	fmt.Fprintf(tw, "server: %s; runs one at a time, a fresh seed each (%d…%d)\n", setup, g.firstSeed, g.firstSeed+int64(max(trials-1, 0)))
 	return tw.Flush()
 }
 

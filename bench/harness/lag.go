@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/llmslo/llmslo/arrival"
-	"github.com/llmslo/llmslo/client"
-	"github.com/llmslo/llmslo/dispatch"
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/workload"
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/workload"
 )
 
 // lagCmd runs one open-loop step as a run does (dispatcher, client,

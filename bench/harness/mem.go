@@ -15,11 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmslo/llmslo/arrival"
-	"github.com/llmslo/llmslo/client"
-	"github.com/llmslo/llmslo/dispatch"
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/workload"
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/workload"
 )
 
 // memCmd opens -streams streams against a server started with -hold (each

@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/llmslo/llmslo/client"
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/workload"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/workload"
 )
 
 // promptIDs is the prompt every benchmark request carries: its length does

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // cancelConfig checks --cancel-rate, --cancel-after and --requests-out
 // and copies them into c.
-func (f *runFlags) cancelConfig(c *runner.Config) error {
+func (f *runFlags) cancelConfig(c *load.Config) error {
 	switch {
 	case math.IsNaN(f.cancelRate) || f.cancelRate < 0 || f.cancelRate > 1:
 		return fmt.Errorf("--cancel-rate %g: want a fraction in [0, 1]", f.cancelRate)

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 func init() {
@@ -44,7 +44,7 @@ func mergeCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		reps = append(reps, r)
 	}
-	merged, err := runner.Merge(reps, fs.Args())
+	merged, err := load.Merge(reps, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo merge: %v\n", err)
 		return exitUsage

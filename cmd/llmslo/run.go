@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmslo/llmslo/arrival"
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
-	"github.com/llmslo/llmslo/workload"
 )
 
 func init() {
@@ -53,7 +53,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.target, "target", "sim", "sim, vllm, or the URL of an OpenAI-compatible server (API key from LLMSLO_API_KEY or OPENAI_API_KEY)")
-	fs.StringVar(&f.fixture, "fixture", runner.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
+	fs.StringVar(&f.fixture, "fixture", load.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
 	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8 (sessions per second for a fixture with sessions)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "poisson, constant, gamma:B, trace[:SPEED], ramp:FROM")
 	fs.StringVar(&f.api, "api", "completions", "completions or chat")
@@ -61,14 +61,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
 	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
-	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", runner.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
+	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
 	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
-	fs.DurationVar(&f.duration, "duration", runner.DefaultDuration, "measured duration of each step")
-	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
+	fs.DurationVar(&f.duration, "duration", load.DefaultDuration, "measured duration of each step")
+	fs.DurationVar(&f.warmup, "warmup", load.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", 0, "abandon a request whose response sends nothing for this long (default 60s); it counts as a failure and as a lower bound in TTFT")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 0, "abandon a request that takes longer than this in all (default 10m), counted as --stall-timeout's are")
-	fs.Int64Var(&f.seed, "seed", runner.DefaultSeed, "seed for sampling and arrivals")
+	fs.Int64Var(&f.seed, "seed", load.DefaultSeed, "seed for sampling and arrivals")
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "clip requests to this many tokens of prompt and output (default: the max_model_len GET /v1/models reports)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
@@ -87,10 +87,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.vllm.register(fs)
 }
 
-// config turns the flags into a runner.Config. Only the flags count: no
+// config turns the flags into a load.Config. Only the flags count: no
 // environment variable of the go test face changes what the command does.
-func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
-	c := runner.DefaultConfig()
+func (f *runFlags) config(stderr io.Writer) (load.Config, error) {
+	c := load.DefaultConfig()
 	c.Target.Target, c.Target.Model = f.target, f.model
 	c.Fixture, c.Arrival = f.fixture, f.arrival
 	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
@@ -152,7 +152,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 		}
 		c.Target.Sim = sim
 	}
-	arr, err := arrival.ParseArrival(f.arrival)
+	arr, err := arrival.Parse(f.arrival)
 	if err != nil {
 		return c, fmt.Errorf("--arrival: %w", err)
 	}
@@ -160,7 +160,7 @@ func (f *runFlags) config(stderr io.Writer) (runner.Config, error) {
 	if err != nil {
 		return c, err
 	}
-	replay := arr.Kind == arrival.ArrivalTrace && arr.Speed > 0
+	replay := arr.Kind == arrival.Trace && arr.Speed > 0
 	switch {
 	case replay && len(rates) > 0:
 		return c, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
@@ -211,7 +211,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
 	}
-	rep, err := runner.Measure(ctx, cfg)
+	rep, err := load.Measure(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
@@ -245,7 +245,7 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 	}
 	recorded := true
 	if f.updateBaseline {
-		if err := runner.RecordBaseline(rep, f.baseline); err != nil {
+		if err := load.RecordBaseline(rep, f.baseline); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
 			recorded = false
 		} else {

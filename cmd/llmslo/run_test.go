@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmslo/llmslo/report"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

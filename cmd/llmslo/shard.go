@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // shardFlags are run's flags for one shard of a schedule sent by several
@@ -21,16 +21,16 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 }
 
 // apply sets the shard and the start time in c.
-func (f *shardFlags) apply(c *runner.Config) error {
+func (f *shardFlags) apply(c *load.Config) error {
 	if f.shard != "" {
-		s, err := runner.ParseShard(f.shard)
+		s, err := load.ParseShard(f.shard)
 		if err != nil {
 			return fmt.Errorf("--shard: %w", err)
 		}
 		c.Shard = s
 	}
 	if f.startAt != "" {
-		t, err := runner.ParseStartAt(f.startAt)
+		t, err := load.ParseStartAt(f.startAt)
 		if err != nil {
 			return fmt.Errorf("--start-at: %w", err)
 		}
@@ -44,7 +44,7 @@ func (f *shardFlags) apply(c *runner.Config) error {
 // expected), only the merge's is. So a shard that wrote its whole report
 // exits 0 whatever its verdict, and its pod counts as done; one cut short
 // or not run keeps its code.
-func shardExit(c runner.Config, code int, rep *report.Report, runErr error, stderr io.Writer) int {
+func shardExit(c load.Config, code int, rep *report.Report, runErr error, stderr io.Writer) int {
 	if !c.Shard.Sharded() || code == exitUsage || runErr != nil || rep.Partial {
 		return code
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 func init() {
@@ -42,9 +42,9 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cfg.SweepPrecision = *precision
 	var rep *report.Report
 	if len(variants) > 0 {
-		rep, err = runner.SweepVariants(ctx, cfg, variants, *refine)
+		rep, err = load.SweepVariants(ctx, cfg, variants, *refine)
 	} else {
-		rep, err = runner.Sweep(ctx, cfg, *refine)
+		rep, err = load.Sweep(ctx, cfg, *refine)
 	}
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)

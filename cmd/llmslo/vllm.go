@@ -13,7 +13,7 @@ import (
 
 	"github.com/llmslo/llmslo/containers/vllm/dockerrun"
 	"github.com/llmslo/llmslo/containers/vllm/serve"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 const (
@@ -46,8 +46,8 @@ func (v *vllmFlags) set() bool {
 // config puts the container starter and the image in c when the target is
 // vllm, after checking the flags, so that a bad one fails before anything
 // starts. progress, when not nil, is told that a container is starting.
-func (v *vllmFlags) config(c *runner.Config, progress io.Writer) error {
-	if strings.TrimSpace(c.Target.Target) != runner.TargetVLLM {
+func (v *vllmFlags) config(c *load.Config, progress io.Writer) error {
+	if strings.TrimSpace(c.Target.Target) != load.TargetVLLM {
 		if v.set() {
 			return errors.New("--image, --gpus, --vllm-args, --hf-cache and --startup-timeout are for --target vllm")
 		}
@@ -109,14 +109,14 @@ func wrapErr(flagName string, o serve.Option) serve.Option {
 	}
 }
 
-// dockerStarter is the command's runner.ContainerStarter.
+// dockerStarter is the command's load.ContainerStarter.
 type dockerStarter struct {
 	opts     []serve.Option
 	progress io.Writer
 	timeout  time.Duration
 }
 
-func (d dockerStarter) StartContainer(ctx context.Context, req runner.ContainerRequest) (runner.StartedContainer, error) {
+func (d dockerStarter) StartContainer(ctx context.Context, req load.ContainerRequest) (load.StartedContainer, error) {
 	opts := append([]serve.Option{serve.WithModel(req.Model)}, d.opts...)
 	if len(req.Args) > 0 {
 		opts = append(opts, serve.WithVLLMArgs(req.Args...))
@@ -130,7 +130,7 @@ func (d dockerStarter) StartContainer(ctx context.Context, req runner.ContainerR
 	}
 	c, err := dockerrun.Run(ctx, req.Image, opts...)
 	if err != nil {
-		return runner.StartedContainer{}, err
+		return load.StartedContainer{}, err
 	}
-	return runner.StartedContainer{URL: c.BaseURL(), Model: c.Model(), Stop: c.Close}, nil
+	return load.StartedContainer{URL: c.BaseURL(), Model: c.Model(), Stop: c.Close}, nil
 }

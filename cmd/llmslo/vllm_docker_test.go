@@ -14,8 +14,8 @@ import (
 
 	"github.com/llmslo/llmslo/containers/vllm"
 	"github.com/llmslo/llmslo/internal/dockergate"
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/verdict"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 

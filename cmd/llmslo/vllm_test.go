@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
 )
 
 // The command must not link the testing package (nor testify, nor
@@ -33,7 +33,7 @@ func TestBinaryLinksNoTestingPackage(t *testing.T) {
 	}
 }
 
-func vllmConfig(t *testing.T, args ...string) (runner.Config, error) {
+func vllmConfig(t *testing.T, args ...string) (load.Config, error) {
 	t.Helper()
 	var f runFlags
 	fs := flag.NewFlagSet("llmslo run", flag.ContinueOnError)
@@ -44,7 +44,7 @@ func vllmConfig(t *testing.T, args ...string) (runner.Config, error) {
 
 func TestVLLMFlags(t *testing.T) {
 	t.Setenv(envVLLMImage, "")
-	t.Setenv(runner.EnvVLLMImage, "slotest/image:ignored") // the go test face's, not the command's
+	t.Setenv(load.EnvVLLMImage, "slotest/image:ignored") // the go test face's, not the command's
 
 	c, err := vllmConfig(t, "--target", "vllm", "--model", "org/m")
 	require.NoError(t, err)

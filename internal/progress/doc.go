@@ -1,5 +1,5 @@
 // Package progress shows a run while it goes, for the faces (the llmslo
-// command, slotest): it implements runner.Progress.
+// command, slotest): it implements load.Progress.
 //
 // On a terminal (Terminal) each running step has one live line, redrawn in
 // place with a carriage return and an ANSI clear-line: the phase (warm-up,

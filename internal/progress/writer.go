@@ -8,9 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // How often each form writes: a terminal redraw often enough for the bar
@@ -51,7 +51,7 @@ func (r realTicker) C() <-chan time.Time { return r.t.C }
 func (r realTicker) Stop()               { r.t.Stop() }
 
 // Writer writes a run's progress to an io.Writer, live or plain. It
-// implements runner.Progress; one Writer serves one run's steps in turn.
+// implements load.Progress; one Writer serves one run's steps in turn.
 type Writer struct {
 	out   io.Writer
 	live  bool
@@ -98,7 +98,7 @@ func newWriter(out io.Writer, live bool, every time.Duration, opts []Option) *Wr
 
 // StepStarted shows the step until the returned stop is called: a live
 // line at once and at each tick, or a plain line at each tick.
-func (w *Writer) StepStarted(s runner.StepProgress) func() {
+func (w *Writer) StepStarted(s load.StepProgress) func() {
 	w.mu.Lock()
 	w.place = place(s)
 	w.mu.Unlock()
@@ -133,7 +133,7 @@ func (w *Writer) StepEnded(st *report.StepReport) {
 }
 
 // draw writes the step's state at now: the live line redrawn, or a line.
-func (w *Writer) draw(s runner.StepProgress, now time.Time) {
+func (w *Writer) draw(s load.StepProgress, now time.Time) {
 	snap := s.Snapshot()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -169,7 +169,7 @@ type phase struct {
 	ttftP95        time.Duration // zero while there is none to show
 }
 
-func phaseAt(s runner.StepProgress, now time.Time, snap observe.Progress) phase {
+func phaseAt(s load.StepProgress, now time.Time, snap observe.Progress) phase {
 	end := s.MeasureFrom.Add(s.Duration)
 	p := phase{total: end.Sub(s.Start), elapsed: max(now.Sub(s.Start), 0), counts: snap.Counts, ttftP95: snap.TTFTP95}
 	switch {
@@ -186,7 +186,7 @@ func phaseAt(s runner.StepProgress, now time.Time, snap observe.Progress) phase 
 }
 
 // liveLine is the terminal's line: place, phase and bar, counts.
-func liveLine(s runner.StepProgress, now time.Time, snap observe.Progress) string {
+func liveLine(s load.StepProgress, now time.Time, snap observe.Progress) string {
 	p := phaseAt(s, now, snap)
 	t := secs(p.elapsed) + "/" + secs(p.total)
 	if p.name == "drain" {
@@ -198,7 +198,7 @@ func liveLine(s runner.StepProgress, now time.Time, snap observe.Progress) strin
 }
 
 // plainLine is a log's line: the same figures, without the bar.
-func plainLine(s runner.StepProgress, now time.Time, snap observe.Progress) string {
+func plainLine(s load.StepProgress, now time.Time, snap observe.Progress) string {
 	p := phaseAt(s, now, snap)
 	t := secs(p.elapsed) + " of " + secs(p.total)
 	if p.name == "drain" {
@@ -224,7 +224,7 @@ func Row(where string, st *report.StepReport) string {
 }
 
 // place is "step 2 of 3", or "step 2" when the count is not known.
-func place(s runner.StepProgress) string {
+func place(s load.StepProgress) string {
 	switch {
 	case s.Index <= 0:
 		return ""

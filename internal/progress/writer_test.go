@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/client"
-	"github.com/llmslo/llmslo/observe"
-	"github.com/llmslo/llmslo/report"
-	"github.com/llmslo/llmslo/runner"
-	"github.com/llmslo/llmslo/stats"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
 )
@@ -130,8 +130,8 @@ type scripted struct {
 func (s *scripted) set(p observe.Progress) { s.mu.Lock(); s.snap = p; s.mu.Unlock() }
 func (s *scripted) get() observe.Progress  { s.mu.Lock(); defer s.mu.Unlock(); return s.snap }
 
-func step(s *scripted, index, count int) runner.StepProgress {
-	return runner.StepProgress{Name: "rate=4", Index: index, Count: count, Start: t0, MeasureFrom: t0.Add(2 * time.Second),
+func step(s *scripted, index, count int) load.StepProgress {
+	return load.StepProgress{Name: "rate=4", Index: index, Count: count, Start: t0, MeasureFrom: t0.Add(2 * time.Second),
 		Duration: 4 * time.Second, Snapshot: s.get}
 }
 
@@ -222,7 +222,7 @@ func TestRowsOfSessionStepsAndUnknownCounts(t *testing.T) {
 	st.Sessions = &report.SessionCounts{Started: 3}
 	st.ITL = stats.Summary{}
 	assert.Equal(t, "step 4  rate=4  PASS  3.98 sessions/s  ttft p95 88.2 ms  itl p99 -",
-		Row(place(runner.StepProgress{Index: 4}), st), "a sweep does not know its count ahead")
+		Row(place(load.StepProgress{Index: 4}), st), "a sweep does not know its count ahead")
 	assert.Equal(t, "rate=4  PASS  3.98 sessions/s  ttft p95 88.2 ms  itl p99 -", Row("", st))
 }
 

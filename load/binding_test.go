@@ -1,0 +1,160 @@
+package load
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// sweepSim sweeps the default simulator with extra vLLM flags over two
+// rates (below and above its knee) with constant arrivals.
+func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
+	t.Helper()
+	cfg := DefaultConfig()
+	sim, err := vllmsim.ParseServeArgs(simArgs)
+	require.NoError(t, err)
+	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
+	cfg.Fixture, cfg.Rates, cfg.Arrival = fixture, rates, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, slos
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := Sweep(context.Background(), cfg, 0)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Capacity)
+	return rep
+}
+
+// Each binding constraint, on a server built to make it bind: the sweep
+// names it at the knee.
+func TestSweepNamesWhatBinds(t *testing.T) {
+	cases := []struct {
+		name    string
+		simArgs []string
+		fixture string
+		rates   []float64
+		slos    []string
+		want    string
+	}{
+		// Two sequences at a time, short requests: a queue at the cap,
+		// KV nearly empty.
+		{"max_num_seqs", []string{"--max-num-seqs", "2"}, "fixed:256:64", []float64{2, 8},
+			[]string{"ttft.p50<=60ms"}, verdict.BindMaxNumSeqs},
+		// 300 blocks hold three 1280-token requests: preemptions.
+		{"kv_cache", []string{"--num-gpu-blocks-override", "300", "--max-model-len", "4096"}, "fixed:1024:256", []float64{0.5, 4},
+			[]string{"ttft.p50<=500ms"}, verdict.BindKVCache},
+		// 8000-token prompts: each prefill shares an ~0.5 s step with
+		// every running decode, so ITL's tail fails while TTFT holds.
+		{"max_num_batched_tokens", nil, "fixed:8000:64", []float64{0.2, 2},
+			[]string{"ttft.p95<=5s", "itl.p99<=100ms"}, verdict.BindMaxNumBatchedTokens},
+		// Everything admitted, nothing waits, the KV cache nearly empty:
+		// decode steps slow as the batch grows.
+		{"compute", nil, "fixed:128:256", []float64{2, 60}, []string{"tpot.p50<=10ms"}, verdict.BindCompute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := sweepSim(t, tc.simArgs, tc.fixture, tc.rates, tc.slos...)
+			c := rep.Capacity
+			require.Equal(t, tc.rates[0], c.PassRate, "%+v", rep.Steps)
+			require.Equal(t, tc.rates[1], c.FailRate)
+			require.NotNil(t, c.Binding, "%+v", rep.Steps[1].Server)
+			assert.Equal(t, tc.want, c.Binding.Kind, "%s; server %+v", c.Binding.Evidence, rep.Steps[1].Server)
+			assert.NotEmpty(t, c.Binding.Flag)
+			assert.Len(t, c.Curve, 2)
+			if tc.want == verdict.BindMaxNumSeqs {
+				assert.Equal(t, 2, rep.Steps[1].Server.MaxNumSeqs, "the simulator's own cap, reported")
+			}
+		})
+	}
+}
+
+// The tuning loop: raising the flag that binds moves the knee up; raising
+// one that does not leaves it where it was.
+func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SimArgs = []string{"--max-num-seqs", "2"}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{2, 4, 8}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := SweepVariants(context.Background(), cfg, []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}, 1)
+	require.NoError(t, err)
+	require.Len(t, rep.Variants, 3)
+	base, more, other := rep.Variants[0], rep.Variants[1], rep.Variants[2]
+	t.Logf("knees: base [%g, %g], --max-num-seqs 4 [%g, %g], --max-num-batched-tokens 16384 [%g, %g]",
+		base.PassRate, base.FailRate, more.PassRate, more.FailRate, other.PassRate, other.FailRate)
+	require.NotNil(t, base.Binding)
+	assert.Equal(t, verdict.BindMaxNumSeqs, base.Binding.Kind)
+	assert.Greater(t, more.PassRate, base.PassRate, "twice the sequences, a higher knee")
+	assert.Equal(t, base.PassRate, other.PassRate, "a flag that does not bind leaves the knee")
+	assert.Equal(t, base.FailRate, other.FailRate)
+	assert.Contains(t, rep.Steps[0].Name, "rate=2")
+}
+
+// A variant of the vllm target restarts its container with the variant's
+// flags after the starter's own: here a starter that serves each request
+// with an in-process simulator reading those flags.
+func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
+	var got [][]string
+	starter := ContainerStarterFunc(func(ctx context.Context, req ContainerRequest) (StartedContainer, error) {
+		got = append(got, req.Args)
+		sim, err := vllmsim.ParseServeArgs(append([]string{req.Model}, req.Args...))
+		if err != nil {
+			return StartedContainer{}, err
+		}
+		srv := vllmsim.NewServer(sim)
+		return StartedContainer{URL: srv.URL, Model: req.Model, Stop: func() error { srv.Close(); return nil }}, nil
+	})
+	cfg := DefaultConfig()
+	cfg.Target = TargetSpec{Target: TargetVLLM, Model: "acme/served", VLLMImage: "img", Container: starter,
+		VLLMArgs: []string{"--max-num-seqs", "1"}}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{1, 6}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := SweepVariants(context.Background(), cfg, []string{"--max-num-seqs 8"}, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, []string{"--max-num-seqs", "1", "--max-num-seqs", "8"}, got[0], "the variant's flags come after the base ones")
+	require.Len(t, rep.Variants, 1)
+	assert.Equal(t, 6.0, rep.Variants[0].PassRate, "eight sequences carry 6 req/s of these requests; one would not")
+}
+
+// A server whose waiting queue grows through the window is over capacity:
+// the step fails on that evidence though every SLO held so far (no step
+// length would keep them), and the sweep counts it as past the knee and
+// names what binds there.
+func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
+	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
+	// grows the queue by about 4 requests a second.
+	// Steps of 6 s: enough /metrics samples in the second half for the
+	// queue's rise even under the race detector, which slows the scraper.
+	cfg := DefaultConfig()
+	simArgs := []string{"--max-num-seqs", "2"}
+	sim, err := vllmsim.ParseServeArgs(simArgs)
+	require.NoError(t, err)
+	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
+	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:128:64", []float64{2, 8}, "constant"
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 6*time.Second, 0, []string{"ttft.p50<=60s"}
+	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+	rep, err := Sweep(context.Background(), cfg, 0)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Capacity)
+	require.Len(t, rep.Steps, 2)
+	over := rep.Steps[1]
+	assert.Equal(t, report.VerdictFail, over.Verdict)
+	require.NotNil(t, over.Overload, "server %+v", over.Server)
+	assert.Greater(t, over.Overload.GrowthPerS, 2.0)
+	assert.Contains(t, over.Overload.Message, "arrivals outpace completions")
+	for _, r := range over.SLO {
+		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
+	}
+	assert.Empty(t, over.Hazards)
+	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
+	assert.Equal(t, 8.0, rep.Capacity.FailRate)
+	require.NotNil(t, rep.Capacity.Binding)
+	assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)
+}

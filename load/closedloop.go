@@ -1,0 +1,47 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
+)
+
+// RunClosedLoop measures the plan's workload with a closed loop of clients
+// for the plan's Duration and judges the plan's SLOs on it, for contrast
+// with an open-loop step. Its report is named "closed=N"; it carries no
+// hazards, because the closed loop's trap is not one a hazard can see:
+// every request is on time by construction.
+func RunClosedLoop(ctx context.Context, p Plan, clients int, firstIndex int) (*report.StepReport, int, error) {
+	if err := p.validate(); err != nil {
+		return nil, 0, err
+	}
+	if clients <= 0 {
+		return nil, 0, errors.New("a closed loop needs at least one client")
+	}
+	start := time.Now()
+	rec := observe.NewRecorder(start, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
+	w := workload.WorkloadFunc(func(i int) workload.Request { return p.Workload.Request(firstIndex + i) })
+	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.Doer, Recorder: rec}
+	n := cl.Run(ctx)
+	rs, _ := rec.Step()
+	st := &rs
+	st.Name = fmt.Sprintf("closed=%d", clients)
+	st.Arrival = "closed"
+	st.DurationS = p.Duration.Seconds()
+	st.Requests.Scheduled = n
+	st.RateTarget = float64(n) / p.Duration.Seconds()
+	finishStep(st, n)
+	verdict.JudgeSLOs(st, p.judging())
+	if ctx.Err() != nil {
+		st.Partial = true
+		return st, n, ctx.Err()
+	}
+	return st, n, nil
+}

@@ -1,0 +1,197 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/workload"
+)
+
+// DefaultDrainTimeout is how long Run waits for in-flight requests after
+// the last send when Dispatch.DrainTimeout is zero.
+const DefaultDrainTimeout = 30 * time.Second
+
+// Dispatch sends requests on an open-loop schedule: request i goes out at
+// start+Schedule[i] whether or not earlier ones have finished. A late
+// dispatcher sends at once and the lag is recorded (Outcome.Sent −
+// Outcome.Intended); no slot is ever skipped or shifted. The only request
+// not sent at its time is one refused by the in-flight cap, which is counted
+// as dropped: queueing it in the client would hide the server's queue.
+type Dispatch struct {
+	// Schedule holds the intended send offsets from Start, ascending.
+	Schedule []time.Duration
+	// Start is when offset zero falls. Zero means now.
+	Start time.Time
+	// Workload builds request FirstIndex+i for slot i. It is called from one
+	// goroutine, ahead of the schedule, so that building prompts does not
+	// sit on the send path.
+	Workload   workload.Workload
+	FirstIndex int
+	Doer       Doer
+	// MaxInFlight caps requests in flight; 0 means no cap.
+	MaxInFlight int
+	// DrainTimeout bounds the wait for requests still in flight after the
+	// last send. Requests unfinished at the bound are cancelled and recorded
+	// as ClassUnfinished, never forgotten. Zero means 30s.
+	DrainTimeout time.Duration
+	// Recorder receives every outcome.
+	Recorder Recorder
+	// Prepare is how many requests are built ahead of the schedule.
+	// Zero means 256.
+	Prepare int
+	// Cancel abandons a drawn fraction of requests mid-stream (a user
+	// pressing stop); the zero plan abandons none.
+	Cancel CancelPlan
+	// Wait is how the dispatcher waits for each send's time; the zero
+	// value, WaitFine, is the punctual one (bench/ compares the modes).
+	Wait WaitMode
+
+	senders *senders // the last Run's, for tests
+}
+
+// DispatchResult says how a dispatch ended.
+type DispatchResult struct {
+	Scheduled int
+	Sent      int // handed to the Doer
+	Dropped   int
+	Canceled  bool      // ctx ended before the schedule did
+	Drained   bool      // every request finished before the drain bound
+	End       time.Time // when the last request finished or the bound passed
+}
+
+// Run dispatches the schedule and waits for the drain. It returns early only
+// when ctx ends, after cancelling and recording what was in flight.
+func (d *Dispatch) Run(ctx context.Context) (DispatchResult, error) {
+	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
+		return DispatchResult{}, errors.New("dispatch: Dispatch needs a Doer, a Workload and a Recorder")
+	}
+	drainTimeout := d.DrainTimeout
+	if drainTimeout <= 0 {
+		drainTimeout = DefaultDrainTimeout
+	}
+	start := d.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	res := DispatchResult{Scheduled: len(d.Schedule)}
+
+	// Requests in flight run under reqCtx, which the drain bound or the
+	// caller's cancellation ends; drainExpired tells them which it was.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	var drainExpired atomic.Bool
+	var boundAt atomic.Int64 // when the bound passed, as an offset from start (monotonic)
+	var inFlight atomic.Int64
+	senders := newSenders(func(s send) {
+		req, intended := s.req, s.intended
+		out := client.Outcome{Request: req, Intended: intended}
+		doCtx, disarm := d.Cancel.arm(reqCtx, req.Index, intended)
+		d.Doer.Do(doCtx, req, &out)
+		disarm()
+		end := time.Now()
+		end = markAbandoned(doCtx, &out, end)
+		if !out.OK() && out.Class != client.ClassAbandoned && reqCtx.Err() != nil {
+			if drainExpired.Load() {
+				out.Class = client.ClassUnfinished
+				end = start.Add(time.Duration(boundAt.Load()))
+			} else {
+				out.Class = client.ClassCanceled
+			}
+		}
+		inFlight.Add(-1)
+		d.Recorder.Record(&out, end)
+	})
+	d.senders = senders
+
+	prepared, stopPrep := d.prepare(ctx)
+	defer stopPrep()
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+
+dispatch:
+	for _, off := range d.Schedule {
+		intended := start.Add(off)
+		var req workload.Request
+		select {
+		case req = <-prepared:
+		case <-ctx.Done():
+			res.Canceled = true
+			break dispatch
+		}
+		if !waitUntil(ctx, d.Wait, timer, intended) {
+			res.Canceled = true
+			break dispatch
+		}
+		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
+			res.Dropped++
+			recordDrop(d.Recorder, req, intended)
+			continue
+		}
+		res.Sent++
+		inFlight.Add(1)
+		d.Recorder.Started(intended)
+		senders.start(send{req, intended})
+	}
+
+	senders.closing()
+	done := make(chan struct{})
+	go func() { senders.wait(); close(done) }()
+	bound := time.NewTimer(drainTimeout)
+	defer bound.Stop()
+	select {
+	case <-done:
+		res.Drained = true
+	case <-bound.C:
+		boundAt.Store(int64(time.Since(start)))
+		drainExpired.Store(true)
+		cancelReqs()
+		<-done
+	case <-ctx.Done():
+		res.Canceled = true
+		cancelReqs()
+		<-done
+	}
+	res.End = time.Now()
+	if res.Canceled {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// prepare builds requests ahead of the schedule on one goroutine.
+func (d *Dispatch) prepare(ctx context.Context) (<-chan workload.Request, func()) {
+	ahead := d.Prepare
+	if ahead <= 0 {
+		ahead = 256
+	}
+	ch := make(chan workload.Request, ahead)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	preparer, _ := d.Doer.(Preparer)
+	go func() {
+		defer wg.Done()
+		for i := range d.Schedule {
+			req := d.Workload.Request(d.FirstIndex + i)
+			if req.Index == 0 {
+				req.Index = d.FirstIndex + i
+			}
+			if preparer != nil {
+				preparer.Prepare(&req)
+			}
+			select {
+			case ch <- req:
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, func() { close(stop); wg.Wait() }
+}

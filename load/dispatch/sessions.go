@@ -1,0 +1,209 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/workload"
+)
+
+// SessionSource yields the sessions of a replay: Session(i) is the
+// top-level session arrival i replays, TurnRequest builds turn t of it or of
+// one of its sub-agents. workload.Sessions is the one the run loop uses. It
+// must be safe for concurrent use.
+type SessionSource interface {
+	Session(i int) *fixtures.Session
+	TurnRequest(i int, s *fixtures.Session, t int) workload.Request
+}
+
+// SessionRecorder is a Recorder that also hears how each measured session
+// ended (observe.Turns is one): its intended start, when its first turn was
+// sent (zero when it never was), how many of its turns (sub-agents'
+// included) were never sent because the step ended first, and whether the
+// step's end cut it (a turn unfinished or never sent).
+type SessionRecorder interface {
+	Recorder
+	SessionEnded(intended, firstSent time.Time, unsent int, cut bool)
+}
+
+// Sessions replays sessions open-loop at the session level: session k
+// starts at Start+Schedule[k] whatever the server does, and inside it each
+// turn waits for the previous response, as the recorded client did. Turn
+// t+1 is intended at the end of turn t's response (and of the sub-agents
+// it waits for) plus its think time, scaled and capped. A sub-agent runs
+// beside its parent; it starts after the replayed response that started it,
+// by the recorded wait scaled as think is (fixtures.Session.SpawnOf), or,
+// where the source kept no response ends, at its StartOffset after its
+// parent's start. Intended times inside a session are computed as the
+// replay runs, from the responses it gets; TTFT counts from them, so a late
+// client shows as send lag, never as a shorter wait.
+type Sessions struct {
+	// Schedule holds the sessions' intended start offsets from Start,
+	// ascending; Start zero means now.
+	Schedule []time.Duration
+	Start    time.Time
+	// Source gives session FirstIndex+k for slot k.
+	Source     SessionSource
+	FirstIndex int
+	// MeasureFrom: sessions starting before this offset (the warm-up) load
+	// the server but are not recorded; those starting at or after it are
+	// recorded turn by turn until they end or the drain bound passes.
+	MeasureFrom time.Duration
+	Doer        Doer
+	Recorder    Recorder
+	// ThinkScale multiplies every think time (0 means 1; negative is an
+	// error); MaxThink, when positive, caps a scaled think time.
+	ThinkScale float64
+	MaxThink   time.Duration
+	// ThinkIsGap says think times are whole send-to-send gaps (the source
+	// kept no response ends): turn t+1 is then intended at turn t's
+	// intended time plus the gap, or at its response's end if later.
+	ThinkIsGap bool
+	// MaxInFlight caps turns in flight; a turn over it is dropped and
+	// counted, and its session goes on. Zero means no cap.
+	MaxInFlight int
+	// DrainTimeout bounds the wait, after the last session started, for
+	// every session to end (zero: DefaultDrainTimeout). At the bound turns
+	// in flight are cancelled and recorded as ClassUnfinished; turns not
+	// yet due are never sent.
+	DrainTimeout time.Duration
+	// Prepare is how many sessions' first turns are built ahead of their
+	// start; zero means 16. Later turns are built while the previous one
+	// runs.
+	Prepare int
+}
+
+// SessionsResult says how a session replay ended.
+type SessionsResult struct {
+	Scheduled int // sessions
+	Started   int // sessions begun
+	Sent      int // turns handed to the Doer
+	Dropped   int // turns refused by the in-flight cap
+	Unsent    int // turns never sent: the bound or a cancel came first
+	Canceled  bool
+	Drained   bool // every session ended before the drain bound
+	End       time.Time
+}
+
+// Run replays the schedule and waits for the drain. It returns early only
+// when ctx ends, after cancelling and recording what was in flight.
+func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
+	switch {
+	case d.Doer == nil || d.Source == nil || d.Recorder == nil:
+		return SessionsResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Recorder")
+	case d.ThinkScale < 0 || math.IsNaN(d.ThinkScale) || math.IsInf(d.ThinkScale, 0):
+		return SessionsResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", d.ThinkScale)
+	case d.MaxThink < 0:
+		return SessionsResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", d.MaxThink)
+	}
+	drainTimeout := d.DrainTimeout
+	if drainTimeout <= 0 {
+		drainTimeout = DefaultDrainTimeout
+	}
+	r := &sessionRun{d: d, start: d.Start, scale: d.ThinkScale}
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
+	if r.scale == 0 {
+		r.scale = 1
+	}
+	r.preparer, _ = d.Doer.(Preparer)
+	r.sessions, _ = d.Recorder.(SessionRecorder)
+	r.unmeasured, _ = d.Recorder.(UnmeasuredRecorder)
+	var cancelReqs context.CancelFunc
+	r.reqCtx, cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	res := SessionsResult{Scheduled: len(d.Schedule)}
+	prepared, stopPrep := d.prepareFirst(ctx, r)
+	defer stopPrep()
+	var roots sync.WaitGroup
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+slots:
+	for k, off := range d.Schedule {
+		intended := r.start.Add(off)
+		var first firstTurn
+		select {
+		case first = <-prepared:
+		case <-ctx.Done():
+			res.Canceled = true
+			break slots
+		}
+		// Sessions start as the dispatcher sends: punctually. Turns inside
+		// a session wait on a plain timer (sleepUntil): thousands of them
+		// may wait at once, and the fine wait's last stretch holds a thread.
+		if !waitUntil(ctx, WaitFine, timer, intended) {
+			res.Canceled = true
+			break slots
+		}
+		res.Started++
+		roots.Add(1)
+		go func() {
+			defer roots.Done()
+			r.session(d.FirstIndex+k, first, intended, off >= d.MeasureFrom)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { roots.Wait(); close(done) }()
+	bound := time.NewTimer(drainTimeout)
+	defer bound.Stop()
+	select {
+	case <-done:
+		res.Drained = !res.Canceled
+	case <-bound.C:
+		r.boundAt.Store(int64(time.Since(r.start)))
+		r.drainExpired.Store(true)
+		cancelReqs()
+		<-done
+	case <-ctx.Done():
+		res.Canceled = true
+		cancelReqs()
+		<-done
+	}
+	r.builders.Wait()
+	res.End = time.Now()
+	res.Sent, res.Dropped, res.Unsent = int(r.sent.Load()), int(r.dropped.Load()), int(r.unsent.Load())
+	if res.Canceled {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// firstTurn is a session's top-level session with its first turn built.
+type firstTurn struct {
+	root *fixtures.Session
+	req  workload.Request
+}
+
+// prepareFirst builds the sessions' first turns ahead of their starts on
+// one goroutine, so that building a long prompt is not paid as send lag.
+func (d *Sessions) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
+	ahead := d.Prepare
+	if ahead <= 0 {
+		ahead = 16
+	}
+	ch := make(chan firstTurn, ahead)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := range d.Schedule {
+			i := d.FirstIndex + k
+			root := d.Source.Session(i)
+			select {
+			case ch <- firstTurn{root, r.build(i, root, 0)}:
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, func() { close(stop); wg.Wait() }
+}

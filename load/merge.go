@@ -1,0 +1,102 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+)
+
+// Merge joins the reports of the shards of one schedule into the report a
+// single client sending it all would have written, and judges each merged
+// step again, against the SLOs and thresholds the shards were run with
+// (docs/sharding.md). names label the reports in errors; reports that do
+// not belong together are refused, naming the file and the field.
+func Merge(reps []*report.Report, names []string) (*report.Report, error) {
+	ordered, err := report.CheckShards(reps, names)
+	if err != nil {
+		return nil, err
+	}
+	byIndex := make([]string, len(ordered))
+	for i, r := range reps {
+		byIndex[r.Shard.Index] = names[i]
+	}
+	ref := ordered[0]
+	judging, err := mergedJudging(ref)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", byIndex[0], err)
+	}
+	out := &report.Report{
+		Version: report.Version, StartedAt: ref.StartedAt, Target: ref.Target, Fixture: ref.Fixture,
+		Seed: ref.Seed, SLO: ref.SLO,
+		Merged: &report.MergeInfo{Count: ref.Shard.Count, StartAt: ref.Shard.StartAt, Sources: byIndex},
+	}
+	steps := len(ref.Steps)
+	var cut []string
+	for k, r := range ordered {
+		steps = min(steps, len(r.Steps))
+		if r.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = r.StartedAt
+		}
+		if r.Partial {
+			cut = append(cut, fmt.Sprintf("shard %d: %s", k, r.Reason))
+		}
+	}
+	for i := range steps {
+		parts := make([]report.ShardPart, len(ordered))
+		due := 0
+		for k, r := range ordered {
+			st := &r.Steps[i]
+			parts[k] = report.ShardPart{Index: k, Step: st}
+			due += dueOf(st)
+		}
+		m, err := report.MergeStep(parts)
+		if err != nil {
+			return nil, err
+		}
+		finishStep(&m, due)
+		ev, _ := observe.EvidenceOf(&m) // MergeStep always sets the evidence
+		verdict.JudgeMerged(&m, ev, judging)
+		out.Steps = append(out.Steps, m)
+		out.Verdict = report.Worse(out.Verdict, m.Verdict)
+	}
+	if len(cut) > 0 {
+		out.Partial, out.Reason = true, strings.Join(cut, "; ")
+	}
+	return out, nil
+}
+
+// dueOf is how many of a step's requests were due, as RunStep counts them
+// for goodput: all those scheduled, or for a step cut short those whose
+// time had come and that the cut did not cancel.
+func dueOf(s *report.StepReport) int {
+	if s.Partial {
+		return s.Requests.Sent - s.Requests.Canceled + s.Requests.Dropped
+	}
+	return s.Requests.Scheduled
+}
+
+// mergedJudging is what the shards' steps were judged against, read back
+// from a shard's report.
+func mergedJudging(r *report.Report) (verdict.Config, error) {
+	c := verdict.Config{Strict: r.Shard.Strict, InProcessServer: r.Target.Kind == TargetSim}
+	for _, sp := range r.SLO {
+		s, err := verdict.SLOFromSpec(sp)
+		if err != nil {
+			return c, err
+		}
+		c.SLOs = append(c.SLOs, s)
+	}
+	if len(r.Shard.Thresholds) > 0 {
+		if err := json.Unmarshal(r.Shard.Thresholds, &c.Thresholds); err != nil {
+			return c, fmt.Errorf("shard.thresholds: %w", err)
+		}
+	}
+	if f := r.Fixture; f != nil {
+		c.ExpectedPrefixHitRate, c.MeanOutputTokens = f.ExpectedPrefixHitRate, f.OutputTokens.Mean
+	}
+	return c, nil
+}

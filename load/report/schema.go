@@ -1,0 +1,370 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/stats"
+	"github.com/llmslo/llmslo/load/vllmapi"
+)
+
+// Version is the version of the JSON report's schema.
+const Version = "1"
+
+// Verdict is the outcome of a step or a run.
+type Verdict string
+
+// Verdicts, from best to worst. A run's verdict is its worst step's.
+const (
+	VerdictPass    Verdict = "pass"
+	VerdictFail    Verdict = "fail"    // an SLO was violated
+	VerdictInvalid Verdict = "invalid" // the measurement cannot be trusted (a hazard)
+)
+
+// Worse returns the worse of two verdicts.
+func Worse(a, b Verdict) Verdict {
+	rank := map[Verdict]int{"": 0, VerdictPass: 1, VerdictFail: 2, VerdictInvalid: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// TargetInfo names the server a run measured. It never holds an API key.
+type TargetInfo struct {
+	Kind  string `json:"kind"`
+	URL   string `json:"url"`
+	Model string `json:"model"`
+}
+
+// Report is the JSON report of a run (docs/report.md): snake_case,
+// times in milliseconds.
+type Report struct {
+	Version   string         `json:"version"`
+	StartedAt time.Time      `json:"started_at"`
+	Target    TargetInfo     `json:"target"`
+	Fixture   *fixtures.Info `json:"fixture"`
+	Seed      int64          `json:"seed"`
+	SLO       []SLOSpec      `json:"slo"`
+	Steps     []StepReport   `json:"steps"`
+	Verdict   Verdict        `json:"verdict"`
+	// Capacity is set by a sweep: the highest rate that met every SLO.
+	Capacity *Capacity `json:"capacity,omitempty"`
+	// Variants is set by a variant sweep: one capacity per server variant.
+	Variants []Capacity `json:"variants,omitempty"`
+	// Partial marks a run that was cancelled or cut short: its steps are
+	// what was measured before it stopped.
+	Partial bool   `json:"partial,omitempty"`
+	Reason  string `json:"partial_reason,omitempty"`
+	// Shard marks one shard's report of a sharded schedule; Merged a
+	// report that llmslo merge joined from them (docs/sharding.md).
+	Shard  *ShardInfo `json:"shard,omitempty"`
+	Merged *MergeInfo `json:"merged,omitempty"`
+}
+
+// SLOSpec is an SLO as the report states it.
+type SLOSpec struct {
+	Metric     string  `json:"metric"`
+	Percentile float64 `json:"percentile,omitempty"`
+	LimitMs    float64 `json:"limit_ms,omitempty"`
+	MaxRate    float64 `json:"max_rate,omitempty"`
+}
+
+// RequestCounts counts a step's requests. Scheduled = sent + dropped +
+// never sent (a cancelled step); sent = completed + failed + unfinished +
+// canceled + abandoned. Failed counts the server's failures only; Canceled
+// those the caller cut off (an interrupted run); Abandoned those stopped
+// mid-stream on purpose (--cancel-rate), which are neither failures nor in
+// the latency percentiles.
+type RequestCounts struct {
+	Scheduled  int `json:"scheduled"`
+	Sent       int `json:"sent"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	Canceled   int `json:"canceled,omitempty"`
+	Abandoned  int `json:"abandoned,omitempty"`
+	Unfinished int `json:"unfinished"`
+	Dropped    int `json:"dropped"`
+	Good       int `json:"good"` // completed and met every per-request limit (goodput)
+}
+
+// TokenCounts are the tokens the server reported for completed requests.
+type TokenCounts struct {
+	Input       int64   `json:"input"`
+	Output      int64   `json:"output"`
+	OutputPerS  float64 `json:"output_per_s"`
+	Events      int64   `json:"token_events"`
+	MultiEvents int64   `json:"multi_token_events"`
+	// UsageMissing counts completed requests whose server sent no usage:
+	// their output length is the count of token events.
+	UsageMissing int `json:"usage_missing"`
+}
+
+// SLOResult is one SLO checked against one step.
+type SLOResult struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile,omitempty"`
+	LimitMs    float64     `json:"limit_ms,omitempty"`
+	ObservedMs float64     `json:"observed_ms,omitempty"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	// DesignEffect is how many times fewer independent observations the
+	// percentile rests on than Samples, as the step's clusters show it
+	// (stats.Clusters.DesignEffect); CI95Ms allows for it. Absent when 1.
+	DesignEffect float64 `json:"design_effect,omitempty"`
+	MaxRate      float64 `json:"max_rate,omitempty"`
+	Observed     float64 `json:"observed_rate,omitempty"`
+	// CI95 is error_rate's 95% interval (Wilson score), as fractions.
+	CI95    *[2]float64 `json:"ci95,omitempty"`
+	Samples int64       `json:"samples"`
+	// Conclusive is true when the 95% interval lies wholly on one side of
+	// the limit; NeededSamples says how many a conclusive verdict at this
+	// percentile needs at the least.
+	Conclusive    bool  `json:"conclusive"`
+	NeededSamples int64 `json:"needed_samples,omitempty"`
+	Pass          bool  `json:"pass"`
+}
+
+// Hazard is a reason the measurement cannot be trusted.
+type Hazard struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+	// ChangedLoad says the server saw another load than the schedule's
+	// (a client that dropped, fell behind or bunched its sends): then even
+	// the server's errors are not its errors at the asked rate.
+	ChangedLoad bool `json:"changed_load,omitempty"`
+}
+
+// StepReport is one rate step.
+type StepReport struct {
+	Name         string  `json:"name"`
+	RateTarget   float64 `json:"rate_target"`
+	RateAchieved float64 `json:"rate_achieved"`
+	Arrival      string  `json:"arrival"`
+	DurationS    float64 `json:"duration_s"`
+	// StartedAt is when the measured window began (after the warm-up).
+	StartedAt time.Time      `json:"started_at,omitempty"`
+	WarmupS   float64        `json:"warmup_s"`
+	Requests  RequestCounts  `json:"requests"`
+	Errors    map[string]int `json:"errors"`
+	TTFT      stats.Summary  `json:"ttft_ms"`
+	TTFTSend  stats.Summary  `json:"ttft_send_ms"`
+	ITL       stats.Summary  `json:"itl_ms"`
+	TPOT      stats.Summary  `json:"tpot_ms"`
+	E2EL      stats.Summary  `json:"e2el_ms"`
+	SendLag   stats.Summary  `json:"send_lag_ms"`
+	// BodyWrite is from the send to the request's last byte written: part
+	// of what the user waits (TTFT from the intended time keeps it), apart
+	// from the send lag that client_saturation judges.
+	BodyWrite        stats.Summary       `json:"body_write_ms"`
+	Goodput          float64             `json:"goodput"` // good / scheduled
+	Tokens           TokenCounts         `json:"tokens"`
+	Server           vllmapi.ServerStats `json:"server"`
+	Client           ClientStats         `json:"client"`
+	LengthMismatches int                 `json:"length_mismatches"`
+	// PromptCache sums the cached prompt tokens the server reported per
+	// request (usage.prompt_tokens_details.cached_tokens), where it did.
+	PromptCache PromptCache `json:"prompt_cache"`
+	Timeline    []Second    `json:"timeline,omitempty"`
+	SLO         []SLOResult `json:"slo"`
+	// Baseline compares the step with a recorded run, when one was asked for.
+	Baseline []BaselineCheck `json:"baseline,omitempty"`
+	// Hazards are what made the step invalid: each could have changed its
+	// verdict (docs/hazards.md). A hazard seen that could not have is a
+	// note instead, with its figures.
+	Hazards []Hazard `json:"hazards"`
+	Notes   []Hazard `json:"notes,omitempty"`
+	// Overload is set when the server's waiting queue grew significantly
+	// through the window: arrivals outpaced completions, so the step is
+	// past the server's capacity and fails (docs/verdicts.md).
+	Overload *Overload `json:"overload,omitempty"`
+	// Binding, on a step that did not pass, says what bound the server.
+	Binding *Binding `json:"binding,omitempty"`
+	// HazardsOff lists the hazard kinds that were turned off for the step
+	// and so were not judged.
+	HazardsOff []string `json:"hazards_off,omitempty"`
+	Verdict    Verdict  `json:"verdict"`
+	Partial    bool     `json:"partial,omitempty"`
+	// Retried lists the earlier attempts at this step that were measured
+	// again because their client was starved (load.Config.StarvedRetries),
+	// each as its hazard's kind and message.
+	Retried []string `json:"retried,omitempty"`
+	// ErrorMessages are, by error class, the first few distinct messages
+	// the server gave (observe.MessagesPerClass), API keys redacted.
+	ErrorMessages map[string][]string `json:"error_messages,omitempty"`
+	// Sessions and Turns are set when the step replayed sessions
+	// (docs/sessions.md): its rates then count sessions per second.
+	Sessions *SessionCounts `json:"sessions,omitempty"`
+	Turns    *TurnPositions `json:"turns,omitempty"`
+
+	// Histograms holds the step's latency histograms (TTFT, TTFT from
+	// send, ITL, TPOT, E2EL), whole: a report read back (a baseline, a
+	// shard to merge) gives every percentile and interval again.
+	Histograms map[Metric]*stats.Histogram `json:"histograms,omitempty"`
+	// Clusters holds the same observations by the second they were made
+	// in, from which each latency SLO's design effect is estimated (see
+	// stats.Clusters); they merge across shards as histograms do.
+	Clusters map[Metric]*stats.Clusters `json:"clusters,omitempty"`
+	// Evidence is what the hazards were judged on besides the figures
+	// above; Shards, in a merged step, each shard's own share.
+	Evidence *StepEvidence `json:"evidence,omitempty"`
+	Shards   []ShardStep   `json:"shards,omitempty"`
+}
+
+// Histogram returns the step's histogram of a latency metric, for callers
+// that need more than the summary (HDR logs, custom percentiles).
+func (s *StepReport) Histogram(m Metric) *stats.Histogram { return s.Histograms[m] }
+
+// WriteJSON writes the report to path, creating its directory.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// Capacity is what a sweep found. PassRate is the highest rate whose step
+// passed (0 when none did); FailRate the lowest rate that failed (0 when
+// none did). The knee lies in [PassRate, FailRate]: that bracket is its
+// interval, and Precision the relative width the sweep refined it to.
+// Binding says what binds at FailRate; Curve is every step's rate and
+// gated percentiles, in rate order.
+type Capacity struct {
+	PassRate  float64      `json:"pass_rps"`
+	FailRate  float64      `json:"fail_rps,omitempty"`
+	Precision float64      `json:"precision,omitempty"`
+	Binding   *Binding     `json:"binding,omitempty"`
+	Curve     []CurvePoint `json:"curve,omitempty"`
+	// Variant is the server flags this sweep ran with, in a variant sweep.
+	Variant string `json:"variant,omitempty"`
+}
+
+// CurvePoint is one step of a sweep on the latency-against-rate curve.
+type CurvePoint struct {
+	Rate      float64 `json:"rate"`
+	TTFTP95Ms float64 `json:"ttft_p95_ms"`
+	ITLP99Ms  float64 `json:"itl_p99_ms"`
+	Verdict   Verdict `json:"verdict"`
+}
+
+// Binding is what limits a server at its knee, the evidence for it, and
+// the setting to change (verdict.Binding).
+type Binding struct {
+	Kind     string             `json:"kind"`
+	Evidence string             `json:"evidence"`
+	Flag     string             `json:"flag"`
+	Figures  map[string]float64 `json:"figures,omitempty"`
+}
+
+// BaselineCheck compares one gated percentile with the same step of a
+// recorded run. Ratio is observed/baseline; RatioCI95 its interval, which
+// carries both runs' sampling error (docs/baselines.md). It regressed when
+// the whole interval lies above 1+Tolerance: a regression is called only
+// when the data say so. Paired says both runs used the same seed, so they
+// sent the same requests on the same schedule.
+type BaselineCheck struct {
+	Metric     string      `json:"metric"`
+	Percentile float64     `json:"percentile"`
+	BaselineMs float64     `json:"baseline_ms"`
+	ObservedMs float64     `json:"observed_ms"`
+	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
+	Ratio      float64     `json:"ratio"`
+	RatioCI95  *[2]float64 `json:"ratio_ci95,omitempty"`
+	Paired     bool        `json:"paired"`
+	Tolerance  float64     `json:"tolerance"`
+	Regressed  bool        `json:"regressed"`
+}
+
+// ClientStats says how busy the load generator itself was during a step:
+// a saturated client delays sends and inflates every latency it measures.
+type ClientStats struct {
+	// CPUUtilization is the process's CPU time (user + system) over the
+	// window divided by wall time × GOMAXPROCS: 1 means every P was busy
+	// the whole time. It can exceed 1 slightly when threads outside the
+	// Go scheduler (cgo, the kernel's accounting granularity) add time.
+	CPUUtilization float64 `json:"cpu_utilization"`
+	// SchedLatencyP99Ms is the 99th percentile, in milliseconds, of the
+	// time goroutines spent runnable before they ran during the window
+	// (runtime/metrics /sched/latencies:seconds, which samples about one
+	// transition in eight), reported as the upper edge of the runtime's
+	// histogram bucket: buckets are a quarter of a power of two wide, so
+	// the figure errs high by up to 25% and never low.
+	SchedLatencyP99Ms float64 `json:"sched_latency_p99_ms"`
+	// GOMAXPROCS is the value when the window ended.
+	GOMAXPROCS int `json:"gomaxprocs"`
+}
+
+// Second is one second of a step's timeline, by intended send time for
+// sends and by completion time for completions.
+type Second struct {
+	T          int     `json:"t_s"`
+	Sent       int     `json:"sent"`
+	Completed  int     `json:"completed"`
+	Failed     int     `json:"failed"`
+	TTFTMaxMs  float64 `json:"ttft_max_ms"`
+	TTFTMeanMs float64 `json:"ttft_mean_ms"`
+	OutTokens  int64   `json:"output_tokens"`
+}
+
+// Overload is the evidence that a step ran past the server's capacity.
+type Overload struct {
+	// GrowthPerS is the waiting queue's least-squares slope over the
+	// second half of the window: how much faster arrivals came than the
+	// server admitted them, in requests per second.
+	GrowthPerS float64 `json:"growth_per_s"`
+	Rise       float64 `json:"rise"`
+	Message    string  `json:"message"`
+}
+
+// HasHazard reports whether the step has a hazard of the kind.
+func (s *StepReport) HasHazard(kind string) bool {
+	for _, h := range s.Hazards {
+		if h.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrorRate is the fraction of the requests the server was left to answer
+// that failed or did not finish; those the caller cancelled or abandoned
+// are not counted.
+func (s *StepReport) ErrorRate() float64 {
+	judged := s.Requests.Judged()
+	if judged <= 0 {
+		return 0
+	}
+	return float64(s.Requests.Failed+s.Requests.Unfinished) / float64(judged)
+}
+
+// PromptCache is what the server said, request by request, about its
+// prefix cache: Requests reported cached_tokens, CachedTokens of their
+// PromptTokens came from the cache. Unlike the server's counters it counts
+// each request once, at its first scheduling, whatever preemptions follow.
+type PromptCache struct {
+	Requests     int   `json:"requests"`
+	CachedTokens int64 `json:"cached_tokens"`
+	PromptTokens int64 `json:"prompt_tokens"`
+}
+
+// HitRate is CachedTokens/PromptTokens; ok is false when no request
+// reported it.
+func (p PromptCache) HitRate() (rate float64, ok bool) {
+	if p.Requests == 0 || p.PromptTokens == 0 {
+		return 0, false
+	}
+	return float64(p.CachedTokens) / float64(p.PromptTokens), true
+}

@@ -1,0 +1,129 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/workload"
+)
+
+// SessionReplay makes a plan replay sessions (docs/sessions.md): each
+// arrival of a step starts the session Source gives for it, whose turns
+// then follow one another as the recorded client's did.
+type SessionReplay struct {
+	Source dispatch.SessionSource
+	// ThinkScale multiplies every think time (0 means 1); MaxThink, when
+	// positive, caps a scaled think time.
+	ThinkScale float64
+	MaxThink   time.Duration
+	// ThinkIsGap says the source's think times are send-to-send gaps
+	// (fixtures.Provenance.ThinkIsGap).
+	ThinkIsGap bool
+}
+
+func (r *SessionReplay) validate() error {
+	switch {
+	case r.Source == nil:
+		return errors.New("session replay has no Source")
+	case r.ThinkScale < 0 || math.IsNaN(r.ThinkScale) || math.IsInf(r.ThinkScale, 0):
+		return fmt.Errorf("think time scale %g must be a positive number", r.ThinkScale)
+	case r.MaxThink < 0:
+		return fmt.Errorf("maximum think time %v must not be negative", r.MaxThink)
+	}
+	return nil
+}
+
+func (c *Config) validateThink() error {
+	if !(c.ThinkTimeScale > 0) || math.IsInf(c.ThinkTimeScale, 0) {
+		return fmt.Errorf("think time scale %g must be a positive number (1 replays think times as recorded)", c.ThinkTimeScale)
+	}
+	if c.MaxThink < 0 {
+		return fmt.Errorf("maximum think time %v must not be negative (0: no cap)", c.MaxThink)
+	}
+	return nil
+}
+
+// useSessions makes the session replay a fixture with sessions: arrivals
+// start sessions, a trace replay takes the sessions' own start times, and
+// warm_cache expects the hit rate that reuse inside sessions implies.
+func (s *Session) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
+	ss, err := g.Sessions()
+	if err != nil {
+		return // cannot happen: fx has sessions
+	}
+	s.sessions = ss
+	s.rows = ss.Len()
+	s.plan.Sessions = &SessionReplay{Source: ss, ThinkScale: s.cfg.ThinkTimeScale, MaxThink: s.cfg.MaxThink,
+		ThinkIsGap: fx.Provenance.ThinkIsGap}
+	s.plan.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
+	s.plan.Trace = nil
+	if fx.Provenance.SessionsTimed {
+		offs := make([]time.Duration, len(fx.Sessions))
+		for i, root := range fx.Sessions {
+			offs[i] = root.StartOffset
+		}
+		if slices.IsSorted(offs) {
+			s.plan.Trace = offs
+		}
+	}
+}
+
+// prepareSessions measures the chat prompts of the sessions the next step
+// may start, before it starts: their turns are not built on the send path.
+func (s *Session) prepareSessions(ctx context.Context, rate float64, p Plan) error {
+	if s.sessions == nil || s.cfg.API != workload.APIChat {
+		return nil
+	}
+	ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 8
+	return s.sessions.PrepareSessions(ctx, s.next, s.next+ahead)
+}
+
+// runSessionStep is RunStep for a session replay: the same loop, with the
+// session dispatcher, and the recorder's figures joined by the sessions'
+// and the turns' by position.
+func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report.StepReport, int, error) {
+	if p.Shard.Sharded() {
+		// A merged report would need each shard's turns by position, and
+		// rates that count sessions: not there yet.
+		return nil, 0, errors.New("a session replay cannot be sharded yet: run it from one process")
+	}
+	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
+	if err != nil {
+		return nil, 0, err
+	}
+	// Time to start the dispatcher's helpers and to build the first
+	// sessions' first turns, whose prompts may be tens of thousands of
+	// tokens long.
+	f, err := p.openStep(ctx, rate, 100*time.Millisecond)
+	if err != nil {
+		return nil, 0, err
+	}
+	turns := observe.NewTurns(p.recorder(f.rec, f.name, f.start, f.measureFrom))
+	r := p.Sessions
+	d := dispatch.Sessions{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
+		Doer: p.Doer, Recorder: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap,
+		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
+	res, runErr := d.Run(ctx)
+	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, ev *observe.Evidence) {
+		turns.Fill(st, countFrom(sched, p.Warmup), f.measureFrom, p.Duration)
+		st.Sessions.ThinkTimeScale = r.ThinkScale
+		if st.Sessions.ThinkTimeScale == 0 {
+			st.Sessions.ThinkTimeScale = 1
+		}
+		st.Sessions.MaxThinkS = r.MaxThink.Seconds()
+		st.Sessions.ExpectedPrefixHitRate = p.ExpectedPrefixHitRate
+		// A session's turns are not scheduled ahead: those that fell due
+		// are the ones sent or dropped; those the step's end left unsent
+		// never were.
+		st.Requests.Scheduled = st.Requests.Sent + st.Requests.Dropped
+	})
+	return st, len(sched), runErr
+}

@@ -1,0 +1,170 @@
+package load
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/vllmapi"
+)
+
+// RunStep runs one step at rate: warm-up and measured window as one
+// schedule, so the server is loaded when measurement starts. Requests take
+// workload indices from firstIndex; it returns how many it used. A step cut
+// short by ctx comes back marked partial together with ctx's error.
+func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report.StepReport, int, error) {
+	if err := p.validate(); err != nil {
+		return nil, 0, err
+	}
+	if p.Sessions != nil {
+		return runSessionStep(ctx, p, rate, firstIndex)
+	}
+	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
+	if err != nil {
+		return nil, 0, err
+	}
+	used := len(sched) // a shard's share leaves the rest to the other shards
+	sched, work, first := p.shardSchedule(sched, firstIndex)
+	f, err := p.openStep(ctx, rate, 20*time.Millisecond) // time to start the dispatcher's helpers
+	if err != nil {
+		return nil, 0, err
+	}
+	d := dispatch.Dispatch{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
+		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
+		Cancel: p.Cancel}
+	res, runErr := d.Run(ctx)
+	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, _ *observe.Evidence) {
+		st.Evidence = f.rec.ReportEvidence()
+		st.Requests.Scheduled = countFrom(sched, p.Warmup)
+	})
+	return st, used, runErr
+}
+
+// stepFrame is what every step runs inside, whatever sends its requests
+// (the open-loop dispatcher, or session replay): the prefix-cache reset,
+// the recorder, the /metrics scraper, progress lines and the client
+// monitor; and on the way out, the step report's common fields, goodput
+// and the verdict.
+type stepFrame struct {
+	p                  *Plan
+	name               string
+	rate               float64
+	start, measureFrom time.Time
+	rec                *observe.Recorder
+	reset              bool
+	scraper            *vllmapi.Scraper
+	stopProgress       func()
+	mon                *observe.Monitor
+}
+
+// openStep starts a step's frame; lead is the time before the first send
+// when the plan sets no start time.
+func (p *Plan) openStep(ctx context.Context, rate float64, lead time.Duration) (*stepFrame, error) {
+	hc := p.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	start, err := p.stepStart(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &stepFrame{p: p, rate: rate, name: StepName(p.Arrival, rate)}
+	if p.BaseURL != "" && p.ResetPrefixCache {
+		f.reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
+	}
+	if start.IsZero() {
+		start = time.Now().Add(lead)
+	}
+	f.start, f.measureFrom = start, start.Add(p.Warmup)
+	f.rec = observe.NewRecorder(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
+		observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
+	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
+		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
+	}
+	f.stopProgress = f.startProgress()
+	f.mon = observe.StartMonitor()
+	return f, nil
+}
+
+// close ends the frame once the requests are done: fill sets what only the
+// sender knows (the scheduled count, its own evidence); a step cut short is
+// marked partial and judged on what it measured.
+func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill func(*report.StepReport, *observe.Evidence)) (*report.StepReport, error) {
+	p := f.p
+	p.flushRecords()
+	client := f.mon.Stop()
+	f.stopProgress()
+	rs, ev := f.rec.Step()
+	st := &rs
+	st.Name, st.RateTarget, st.Arrival = f.name, f.rate, p.Arrival.String()
+	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
+	st.StartedAt = f.measureFrom.UTC()
+	st.Client = client
+	if f.scraper != nil {
+		st.Server = f.scraper.Stop(context.WithoutCancel(ctx))
+	}
+	st.Server.PrefixCacheReset = f.reset
+	st.Server.MaxNumSeqs = p.MaxNumSeqs
+	fill(st, &ev)
+	st.Partial = runErr != nil || canceled
+	if st.Partial && runErr == nil {
+		runErr = context.Cause(ctx)
+	}
+	// Goodput over the requests whose time had come and that a cut did
+	// not cancel.
+	due := st.Requests.Scheduled
+	if st.Partial {
+		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
+	}
+	finishStep(st, due)
+	verdict.Judge(st, ev, p.judging())
+	return st, runErr
+}
+
+// finishStep fills goodput: good requests over those that were due,
+// less those abandoned on purpose (a user who pressed stop was not failed
+// by the server, and a cancel rate must not cap goodput).
+func finishStep(s *report.StepReport, due int) {
+	due -= s.Requests.Abandoned
+	if due > 0 {
+		s.Goodput = float64(s.Requests.Good) / float64(due)
+	}
+}
+
+// judging is what the plan's steps are judged against.
+func (p *Plan) judging() verdict.Config {
+	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
+	if p.Fixture != nil {
+		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
+	}
+	c.InProcessServer = p.Target.Kind == TargetSim
+	c.MaxNumSeqs = p.MaxNumSeqs
+	return c
+}
+
+// countFrom counts the offsets at or after from: the measured requests.
+func countFrom(sched []time.Duration, from time.Duration) int {
+	n := 0
+	for _, o := range sched {
+		if o >= from {
+			n++
+		}
+	}
+	return n
+}
+
+// drainTimeout bounds the wait for a step's last requests: the plan's, or
+// the larger of the dispatcher's default and the step's own length.
+func (p *Plan) drainTimeout() time.Duration { return drainBound(p.DrainTimeout, p.Duration) }
+
+// schedule is the step's whole schedule, warm-up first.
+func (p *Plan) schedule(rate float64, seed int64) ([]time.Duration, error) {
+	if p.Process != nil {
+		return p.Process.Offsets(rate, p.Warmup+p.Duration, seed)
+	}
+	return p.Arrival.StepSchedule(rate, p.Warmup, p.Duration, seed, p.Trace)
+}

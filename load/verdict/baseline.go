@@ -1,0 +1,106 @@
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+)
+
+// BaselineSideConfidence is the confidence of each run's own interval when
+// a baseline without clusters is compared (the fallback of ratioInterval).
+// Two independent intervals at 95% each err on the high side of the ratio
+// together with probability at most 2.5% + 2.5%, so a regression is called
+// by chance at most 5% of the time. With clusters the ratio's interval is a
+// block bootstrap at CIConfidence instead.
+const BaselineSideConfidence = 0.95
+
+// CompareBaseline checks every latency SLO of st against the same step of
+// base. It is an error when base has no such step or did not measure the
+// percentile: a gate must not pass for want of something to compare with.
+// seed is the current run's: the same seed as the baseline's means the two
+// runs sent the same requests on the same schedule (a paired comparison).
+func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tolerance float64) ([]report.BaselineCheck, error) {
+	var bs *report.StepReport
+	for i := range base.Steps {
+		if base.Steps[i].Name == st.Name {
+			bs = &base.Steps[i]
+		}
+	}
+	if bs == nil {
+		return nil, fmt.Errorf("the baseline has no step %s", st.Name)
+	}
+	var out []report.BaselineCheck
+	for _, r := range st.SLO {
+		if r.Metric == string(report.MetricErrorRate) || r.Samples == 0 {
+			continue
+		}
+		b, ok := findResult(bs.SLO, r.Metric, r.Percentile)
+		if !ok || b.Samples == 0 || b.ObservedMs <= 0 {
+			return nil, fmt.Errorf("the baseline's step %s has no %s.p%g", st.Name, r.Metric, r.Percentile)
+		}
+		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
+			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
+			Paired: base.Seed == seed, Tolerance: tolerance}
+		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, c.Paired)
+		switch {
+		case c.RatioCI95 != nil:
+			c.Regressed = c.RatioCI95[0] > 1+tolerance
+		case r.CI95Ms != nil: // a baseline without histograms: its point only
+			c.Regressed = r.CI95Ms[0] > b.ObservedMs*(1+tolerance)
+		default:
+			c.Regressed = c.Ratio > 1+tolerance
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ratioInterval bounds observed/baseline for a percentile. With both runs'
+// clusters (reports since design effects) it is the block bootstrap of
+// stats.RatioInterval at 95%, paired when the seeds match: its lower end
+// clears 1 + tolerance by chance at most 2.5% of the time. Otherwise it
+// is [lo_new/hi_base, hi_new/lo_base] from both runs' order-statistic
+// intervals, each widened by its run's design effect. It is nil when
+// either run lacks the histogram or the samples for an interval.
+func ratioInterval(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool) *[2]float64 {
+	hn, hb := st.Histogram(m), bs.Histogram(m)
+	if hn == nil || hb == nil {
+		return nil
+	}
+	if _, _, ok := stats.QuantileCIRanks(hn.Count(), p, BaselineSideConfidence); !ok {
+		return nil // too few for the percentile, whatever the method
+	}
+	if cn, cb := st.Clusters[m], bs.Clusters[m]; cn.Count() > 0 && cb.Count() > 0 {
+		if lo, hi, ok := stats.RatioInterval(cn, cb, p, CIConfidence, paired); ok {
+			return &[2]float64{lo, hi}
+		}
+	}
+	nlo, nhi, ok1 := hn.QuantileCIClustered(p, BaselineSideConfidence, deffNew)
+	blo, bhi, ok2 := hb.QuantileCIClustered(p, BaselineSideConfidence, deffBase)
+	if !ok1 || !ok2 || blo <= 0 || bhi <= 0 {
+		return nil
+	}
+	return &[2]float64{float64(nlo) / float64(bhi), float64(nhi) / float64(blo)}
+}
+
+func findResult(rs []report.SLOResult, metric string, p float64) (report.SLOResult, bool) {
+	for _, r := range rs {
+		if r.Metric == metric && r.Percentile == p {
+			return r, true
+		}
+	}
+	return report.SLOResult{}, false
+}
+
+// Regressions lists the checks that regressed, readably.
+func Regressions(cs []report.BaselineCheck) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Regressed {
+			out = append(out, fmt.Sprintf("%s.p%g %.1f ms against a baseline of %.1f ms (more than %.0f%% slower)",
+				c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, 100*c.Tolerance))
+		}
+	}
+	return out
+}

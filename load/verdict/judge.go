@@ -1,0 +1,232 @@
+package verdict
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+)
+
+// CIConfidence is the confidence of the intervals the report gives.
+const CIConfidence = 0.95
+
+// judgeSLOs checks every SLO against the step. In strict mode an SLO
+// passes only when the upper end of its 95% interval is within the limit.
+func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult {
+	out := make([]report.SLOResult, 0, len(slos))
+	for _, slo := range slos {
+		if slo.Metric == report.MetricErrorRate {
+			out = append(out, judgeErrorRate(s, slo, strict))
+			continue
+		}
+		out = append(out, judgeLatency(s.Histograms[slo.Metric], s.Clusters[slo.Metric], slo, strict))
+	}
+	return out
+}
+
+// judgeErrorRate judges the fraction of failed and unfinished requests with
+// its Wilson interval. The step fails only when the whole interval is over
+// the limit (strict: passes only when the whole interval is under it), so
+// one failure in 80 requests does not flip a 1% SLO, while a server failing
+// a third of its requests fails however short the step.
+func judgeErrorRate(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
+	n := int64(s.Requests.Judged())
+	k := int64(s.Requests.Failed + s.Requests.Unfinished)
+	lo, hi := stats.WilsonInterval(k, n, CIConfidence)
+	res := report.SLOResult{
+		Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: s.ErrorRate(), Samples: n,
+		CI95: &[2]float64{lo, hi},
+	}
+	if n == 0 {
+		res.CI95 = nil
+		res.Pass = !strict // nothing was sent, so nothing failed
+		return res
+	}
+	res.Conclusive = hi <= slo.MaxRate || lo > slo.MaxRate
+	res.Pass = lo <= slo.MaxRate
+	if strict {
+		res.Pass = hi <= slo.MaxRate
+	}
+	return res
+}
+
+// judgeLatency judges a percentile with its 95% interval, widened by the
+// design effect the clusters show (nil clusters: none), so that
+// observations made together, which are not independent, do not pass for
+// more evidence than they are.
+func judgeLatency(h *stats.Histogram, cl *stats.Clusters, slo SLO, strict bool) report.SLOResult {
+	res := report.SLOResult{
+		Metric: string(slo.Metric), Percentile: slo.Percentile, LimitMs: ms(slo.Limit),
+		NeededSamples: stats.MinSamplesForCI(slo.Percentile, CIConfidence),
+	}
+	if h == nil || h.Count() == 0 {
+		return res // nothing measured: no pass
+	}
+	res.Samples = h.Count()
+	obs := h.Quantile(slo.Percentile)
+	res.ObservedMs = ms(obs)
+	deff := cl.DesignEffect(obs)
+	if deff > 1 {
+		res.DesignEffect = math.Round(deff*100) / 100
+	}
+	lo, hi, ok := h.QuantileCIClustered(slo.Percentile, CIConfidence, deff)
+	if ok {
+		res.CI95Ms = &[2]float64{ms(lo), ms(hi)}
+		res.Conclusive = hi <= slo.Limit || lo > slo.Limit
+	}
+	res.Pass = obs <= slo.Limit
+	if strict {
+		res.Pass = ok && hi <= slo.Limit
+	}
+	return res
+}
+
+// GoodputLimits derives goodput's per-request limits from the latency
+// SLOs on TTFT, TPOT and E2EL.
+func GoodputLimits(slos []SLO) observe.PerRequestLimits {
+	var l observe.PerRequestLimits
+	set := func(d *time.Duration, v time.Duration) {
+		if *d == 0 || v < *d {
+			*d = v
+		}
+	}
+	for _, s := range slos {
+		switch s.Metric {
+		case report.MetricTTFT:
+			set(&l.TTFT, s.Limit)
+		case report.MetricTPOT:
+			set(&l.TPOT, s.Limit)
+		case report.MetricE2EL:
+			set(&l.E2EL, s.Limit)
+		}
+	}
+	return l
+}
+
+// verdictOf applies the verdict rules, in order (docs/verdicts.md):
+//
+//  1. A conclusive SLO failure (its whole 95% interval over the limit), or
+//     a server over capacity (its waiting queue growing through the
+//     window), fails the step, whatever else was found, unless a hazard
+//     that could have caused it is present: a late client
+//     (client_saturation) or a server that did not generate the asked
+//     lengths (length_mismatch). Neither can cause errors: a conclusive
+//     error-rate failure fails, unless the client changed the load the
+//     server saw.
+//  2. Otherwise any hazard makes the step invalid.
+//  3. Otherwise any failed SLO fails it; else it passes.
+//
+// Each hazard check has already asked whether it could change the
+// verdict; settle moves those a failure outranks to the notes.
+func verdictOf(s *report.StepReport) report.Verdict {
+	conclusiveFail, errorsFail, fail := false, false, false
+	for _, r := range s.SLO {
+		if !r.Pass {
+			fail = true
+			conclusiveFail = conclusiveFail || r.Conclusive
+			errorsFail = errorsFail || (r.Conclusive && r.Metric == string(report.MetricErrorRate))
+		}
+	}
+	causal := s.HasHazard(HazardClientSaturation) || s.HasHazard(HazardLengthMismatch)
+	changedLoad := slices.ContainsFunc(s.Hazards, func(h report.Hazard) bool { return h.ChangedLoad })
+	switch {
+	case errorsFail && !changedLoad:
+		// A late client's delay or a length mismatch can inflate
+		// latencies, not make a server refuse, reset or fail requests.
+		// A client that changed the load (bunched thousands of sends)
+		// can: then the errors are not the asked rate's either.
+		return report.VerdictFail
+	case (conclusiveFail || s.Overload != nil) && !causal:
+		return report.VerdictFail
+	case len(s.Hazards) > 0:
+		return report.VerdictInvalid
+	case fail:
+		return report.VerdictFail
+	}
+	return report.VerdictPass
+}
+
+// DefaultErrorRate is the error-rate SLO that applies when none is given:
+// listing latency SLOs never switches the error guard off.
+var DefaultErrorRate = SLO{Metric: report.MetricErrorRate, MaxRate: 0.01}
+
+// Guarded returns slos with DefaultErrorRate added when they hold no
+// error_rate SLO of their own.
+func Guarded(slos []SLO) []SLO {
+	for _, s := range slos {
+		if s.Metric == report.MetricErrorRate {
+			return slos
+		}
+	}
+	return append(slices.Clone(slos), DefaultErrorRate)
+}
+
+// Check checks one SLO against a step, as the step's own SLOs were.
+func Check(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
+	return judgeSLOs(s, []SLO{slo}, strict)[0]
+}
+
+// Config is what a step is judged against. Its zero Thresholds mean the
+// defaults (DefaultThresholds); turning a hazard off is explicit (see
+// Thresholds.Off).
+type Config struct {
+	SLOs   []SLO
+	Strict bool
+	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
+	// which warm_cache judges the server's hit rate.
+	ExpectedPrefixHitRate float64
+	// MeanOutputTokens is the fixture's mean output length: how many ITL
+	// samples a request gives, for too_few_samples' advice.
+	MeanOutputTokens float64
+	// InProcessServer says the server runs in the client's process (the
+	// embedded simulator), a cause client_saturation names.
+	InProcessServer bool
+	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown).
+	MaxNumSeqs int
+	Thresholds Thresholds
+}
+
+// Judge fills the step's SLO results, over-capacity finding, hazards,
+// notes and verdict from what was measured (the report and the recorder's
+// evidence). It does no I/O.
+func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
+	slos := Guarded(c.SLOs)
+	s.SLO = judgeSLOs(s, slos, c.Strict)
+	th := c.Thresholds.Resolved()
+	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
+		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
+	s.Overload = overCapacity(s, sev, th)
+	sev.passing = s.Overload == nil
+	for _, r := range s.SLO {
+		sev.passing = sev.passing && r.Pass
+	}
+	s.Hazards, s.Notes = findHazards(s, sev, th)
+	s.HazardsOff = append([]string(nil), th.Off...)
+	s.Verdict = verdictOf(s)
+	settle(s)
+	s.Binding = Binding(s, c.MaxNumSeqs)
+}
+
+// settle moves the hazards of a step that failed anyway to its notes: a
+// failure that stands whatever they say (rule 1) is one they could not
+// have changed, so a step's hazards are exactly what made it invalid.
+func settle(s *report.StepReport) {
+	if s.Verdict == report.VerdictInvalid || len(s.Hazards) == 0 {
+		return
+	}
+	s.Notes = append(s.Notes, s.Hazards...)
+	s.Hazards = nil
+}
+
+// JudgeSLOs fills only the SLO results and the verdict: for a step whose
+// hazards cannot be judged (a closed loop has no schedule to keep).
+func JudgeSLOs(s *report.StepReport, c Config) {
+	s.SLO = judgeSLOs(s, Guarded(c.SLOs), c.Strict)
+	s.Hazards, s.Notes, s.Overload = nil, nil, nil
+	s.Verdict = verdictOf(s)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,332 @@
+package vllmapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"golang.org/x/time/rate"
+)
+
+// ServerSample is one scrape of a vLLM server's /metrics, summed over label
+// sets (several engines or models behind one endpoint add up).
+type ServerSample struct {
+	At            time.Time
+	Running       float64
+	Waiting       float64
+	KVCacheUsage  float64 // fraction in [0,1]; the maximum over engines
+	PrefixQueries float64 // tokens looked up in the prefix cache (counter)
+	PrefixHits    float64 // of those, tokens found (counter)
+	Preemptions   float64 // counter
+}
+
+// metric names, V1 first and their pre-V1 spellings after: a server of
+// either generation is read.
+var (
+	namesRunning  = []string{"vllm:num_requests_running"}
+	namesWaiting  = []string{"vllm:num_requests_waiting"}
+	namesKV       = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}
+	namesQueries  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
+	namesHits     = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
+	namesPreempts = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+)
+
+// ParseServerMetrics reads vLLM's Prometheus text exposition. It fails when
+// the text does not parse or carries none of vLLM's queue gauges.
+func ParseServerMetrics(r io.Reader) (ServerSample, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return ServerSample{}, fmt.Errorf("parse /metrics: %w", err)
+	}
+	var s ServerSample
+	found := false
+	sum := func(names []string, max bool) float64 {
+		for _, n := range names {
+			f, ok := fams[n]
+			if !ok {
+				continue
+			}
+			found = true
+			var v float64
+			for _, m := range f.GetMetric() {
+				x := metricValue(m)
+				if max {
+					if x > v {
+						v = x
+					}
+				} else {
+					v += x
+				}
+			}
+			return v
+		}
+		return 0
+	}
+	s.Running = sum(namesRunning, false)
+	s.Waiting = sum(namesWaiting, false)
+	if !found {
+		return s, fmt.Errorf("parse /metrics: no vllm:num_requests_running or vllm:num_requests_waiting")
+	}
+	s.KVCacheUsage = sum(namesKV, true)
+	s.PrefixQueries = sum(namesQueries, false)
+	s.PrefixHits = sum(namesHits, false)
+	s.Preemptions = sum(namesPreempts, false)
+	return s, nil
+}
+
+func metricValue(m *dto.Metric) float64 {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue()
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue()
+	case m.GetUntyped() != nil:
+		return m.GetUntyped().GetValue()
+	}
+	return 0
+}
+
+// ScrapeServer fetches and parses baseURL/metrics.
+func ScrapeServer(ctx context.Context, hc *http.Client, baseURL string) (ServerSample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/metrics", nil)
+	if err != nil {
+		return ServerSample{}, err
+	}
+	at := time.Now()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return ServerSample{}, fmt.Errorf("scrape /metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ServerSample{}, fmt.Errorf("scrape /metrics: HTTP %d", resp.StatusCode)
+	}
+	s, err := ParseServerMetrics(io.LimitReader(resp.Body, 64<<20))
+	s.At = at
+	return s, err
+}
+
+// ResetPrefixCache asks the server to drop its prefix cache (POST
+// /reset_prefix_cache, which vLLM serves in dev mode). It reports whether
+// the server did.
+func ResetPrefixCache(ctx context.Context, hc *http.Client, baseURL string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(baseURL, "/")+"/reset_prefix_cache", nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("reset prefix cache: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return resp.StatusCode/100 == 2, nil
+}
+
+// ServerStats summarises the server's metrics over a step's measured window.
+type ServerStats struct {
+	MetricsAvailable   bool     `json:"metrics_available"`
+	PrefixCacheReset   bool     `json:"prefix_cache_reset"`
+	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate"` // null when no prompt tokens were looked up
+	MaxWaiting         float64  `json:"max_waiting"`
+	// WaitingSlopePerS is the least-squares slope of the waiting queue over
+	// the second half of the step: a queue still rising at the end means
+	// the server has not reached a steady state.
+	WaitingSlopePerS float64 `json:"waiting_slope_per_s"`
+	WaitingAtEnd     float64 `json:"waiting_at_end"`
+	// WaitingRise is the slope times the span it was fitted over: how many
+	// requests the queue gained in the second half (0 with under 3 samples).
+	WaitingRise      float64 `json:"waiting_rise"`
+	KVCacheUsageMax  float64 `json:"kv_cache_usage_max"`
+	KVCacheUsageMean float64 `json:"kv_cache_usage_mean"`
+	Preemptions      float64 `json:"preemptions"`
+	// PrefixQueryTokens and PrefixHitTokens are the counters' rise over the
+	// window: prompt tokens looked up in the prefix cache, and found.
+	PrefixQueryTokens float64 `json:"prefix_query_tokens"`
+	PrefixHitTokens   float64 `json:"prefix_hit_tokens"`
+	// MaxRunning is the most requests running at once; RunningAtMaxShare
+	// the share of the window's samples at that plateau. A server pinned
+	// at its plateau while requests wait is bound by its batch size.
+	MaxRunning        float64 `json:"max_running"`
+	RunningAtMaxShare float64 `json:"running_at_max_share"`
+	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
+	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
+	MaxNumSeqs int    `json:"max_num_seqs,omitempty"`
+	Samples    int    `json:"samples"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Scraper polls a server's /metrics once per interval during a step.
+type Scraper struct {
+	hc      *http.Client
+	baseURL string
+	every   time.Duration
+
+	mu      sync.Mutex
+	samples []ServerSample
+	lastErr error
+
+	from, until time.Time
+	stop        chan struct{}
+	done        chan struct{}
+}
+
+// StartScraper scrapes at once, at from (the start of the measured window,
+// whose sample is the baseline for counter deltas), at until (the end of the
+// schedule, where the queue's trend is judged), and once per interval until
+// Stop.
+func StartScraper(ctx context.Context, hc *http.Client, baseURL string, every time.Duration, from, until time.Time) *Scraper {
+	if every <= 0 {
+		every = time.Second
+	}
+	s := &Scraper{hc: hc, baseURL: baseURL, every: every, from: from, until: until, stop: make(chan struct{}), done: make(chan struct{})}
+	s.scrape(ctx)
+	go s.loop(ctx)
+	return s
+}
+
+func (s *Scraper) scrape(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	smp, err := ScrapeServer(sctx, s.hc, s.baseURL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.lastErr = err
+		return
+	}
+	s.samples = append(s.samples, smp)
+}
+
+func (s *Scraper) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	// The window's first and last scrapes always run; the periodic ones
+	// go through a token bucket, so that a ticker firing next to them (or
+	// catching up after a stall) never doubles the load on the server's
+	// /metrics while it is being measured.
+	periodic := rate.NewLimiter(rate.Every(s.every/2), 1)
+	baseline := time.NewTimer(time.Until(s.from))
+	defer baseline.Stop()
+	end := time.NewTimer(time.Until(s.until))
+	defer end.Stop()
+	for {
+		select {
+		case <-baseline.C:
+			s.scrape(ctx)
+		case <-end.C:
+			s.scrape(ctx)
+		case <-t.C:
+			if periodic.Allow() {
+				s.scrape(ctx)
+			}
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Stop takes a last scrape and summarises.
+func (s *Scraper) Stop(ctx context.Context) ServerStats {
+	close(s.stop)
+	<-s.done
+	if ctx.Err() == nil {
+		s.scrape(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := SummariseServer(s.samples, s.from, s.until)
+	if !st.MetricsAvailable && s.lastErr != nil {
+		st.Error = s.lastErr.Error()
+	}
+	return st
+}
+
+// SummariseServer turns a step's samples, oldest first, into ServerStats.
+// Counter deltas run from the sample nearest to from (the start of the
+// measured window) to the last sample, so that requests finishing in the
+// drain count; the queue's level and trend are judged up to the sample
+// nearest to until (the end of the schedule), since the drain empties it.
+// It needs two samples.
+func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats {
+	var st ServerStats
+	nearest := func(t time.Time) int {
+		k := 0
+		for i, x := range samples {
+			if x.At.Sub(t).Abs() < samples[k].At.Sub(t).Abs() {
+				k = i
+			}
+		}
+		return k
+	}
+	if len(samples) == 0 {
+		return st
+	}
+	k, e := nearest(from), nearest(until)
+	samples = samples[k:]
+	e = max(e-k, 0)
+	st.Samples = len(samples)
+	if len(samples) < 2 {
+		return st
+	}
+	st.MetricsAvailable = true
+	first, last := samples[0], samples[len(samples)-1]
+	if dq := last.PrefixQueries - first.PrefixQueries; dq > 0 {
+		hr := (last.PrefixHits - first.PrefixHits) / dq
+		st.PrefixCacheHitRate = &hr
+		st.PrefixQueryTokens, st.PrefixHitTokens = dq, last.PrefixHits-first.PrefixHits
+	}
+	st.Preemptions = last.Preemptions - first.Preemptions
+	window := samples[:e+1]
+	st.WaitingAtEnd = window[len(window)-1].Waiting
+	for _, x := range window {
+		st.MaxWaiting = max(st.MaxWaiting, x.Waiting)
+		st.KVCacheUsageMax = max(st.KVCacheUsageMax, x.KVCacheUsage)
+		st.KVCacheUsageMean += x.KVCacheUsage / float64(len(window))
+		st.MaxRunning = max(st.MaxRunning, x.Running)
+	}
+	for _, x := range window {
+		if st.MaxRunning > 0 && x.Running >= st.MaxRunning-0.5 {
+			st.RunningAtMaxShare += 1 / float64(len(window))
+		}
+	}
+	half := window[len(window)/2:]
+	st.WaitingSlopePerS = waitingSlope(half)
+	if len(half) >= 3 {
+		st.WaitingRise = st.WaitingSlopePerS * half[len(half)-1].At.Sub(half[0].At).Seconds()
+	}
+	return st
+}
+
+// waitingSlope is the least-squares slope of Waiting against time, per second.
+func waitingSlope(s []ServerSample) float64 {
+	if len(s) < 2 {
+		return 0
+	}
+	t0 := s[0].At
+	var sx, sy, sxx, sxy float64
+	for _, x := range s {
+		t := x.At.Sub(t0).Seconds()
+		sx += t
+		sy += x.Waiting
+		sxx += t * t
+		sxy += t * x.Waiting
+	}
+	n := float64(len(s))
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / den
+}

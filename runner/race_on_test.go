@@ -1,7 +1,0 @@
-//go:build race
-
-package runner
-
-// raceEnabled widens timing tolerances: the race detector slows every
-// memory access, the client's and the test server's alike.
-const raceEnabled = true
