@@ -28,7 +28,7 @@ var DefaultSLOs = []string{"ttft.p95<=500ms", "itl.p99<=50ms", "error_rate<=1%"}
 // the llmslo command) fill it. DefaultConfig holds the defaults.
 type Config struct {
 	Target   TargetSpec
-	Fixture  string // a fixture name (fixtures.Names) or a path
+	Fixture  string // a fixture name (formats.Names) or a path
 	Rates    []float64
 	Arrival  string // poisson, constant, gamma:B, trace[:SPEED], ramp:FROM
 	Duration time.Duration

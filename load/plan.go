@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
-	_ "github.com/llmslo/llmslo/fixtures/sessionlogs" // session traces: fixtures.Load reads them
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"

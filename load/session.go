@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/report"
@@ -66,7 +67,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	fx, err := fixtures.Open(cfg.Fixture)
+	fx, err := formats.Open(cfg.Fixture)
 	if err != nil {
 		return nil, fmt.Errorf("fixture: %w", err)
 	}

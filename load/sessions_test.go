@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -66,11 +67,11 @@ func smallWeka(t *testing.T) (string, *fixtures.Fixture) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"trace_0103.json", "trace_0187.json", "trace_0504.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "fixtures", "testdata", "weka", f))
+		b, err := os.ReadFile(filepath.Join("..", "fixtures", "formats", "testdata", "weka", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
 	}
-	fx, err := fixtures.Open(dir)
+	fx, err := formats.Open(dir)
 	require.NoError(t, err)
 	require.Len(t, fx.Sessions, 3)
 	return dir, fx

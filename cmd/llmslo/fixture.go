@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
 )
 
 func init() {
@@ -26,7 +27,7 @@ a FILE may be a folder of WEKA agentic session files (one JSON file a session)
 
 func fixtureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stderr, fixtureUsage, strings.Join(fixtures.Names(), ", "))
+		fmt.Fprintf(stderr, fixtureUsage, strings.Join(formats.Names(), ", "))
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -39,7 +40,7 @@ func fixtureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fixtureStats(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "llmslo fixture: unknown subcommand %q\n", args[0])
-	fmt.Fprintf(stderr, fixtureUsage, strings.Join(fixtures.Names(), ", "))
+	fmt.Fprintf(stderr, fixtureUsage, strings.Join(formats.Names(), ", "))
 	return exitUsage
 }
 
@@ -84,12 +85,12 @@ func fixtureBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "llmslo fixture build: -o out.json is required")
 		return exitUsage
 	}
-	f, err := fixtures.ParseFormat(*format)
+	f, err := formats.ParseFormat(*format)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo fixture build: --format: %v\n", err)
 		return exitUsage
 	}
-	fx, err := fixtures.LoadFormat(*from, f)
+	fx, err := formats.LoadFormat(*from, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo fixture build: %v\n", err)
 		return exitUsage
@@ -152,16 +153,16 @@ func fixtureStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "llmslo fixture stats: want one FILE_OR_NAME")
 		return exitUsage
 	}
-	f, err := fixtures.ParseFormat(*format)
+	f, err := formats.ParseFormat(*format)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo fixture stats: --format: %v\n", err)
 		return exitUsage
 	}
 	var fx *fixtures.Fixture
 	if f == "" {
-		fx, err = fixtures.Open(pos[0])
+		fx, err = formats.Open(pos[0])
 	} else {
-		fx, err = fixtures.LoadFormat(pos[0], f)
+		fx, err = formats.LoadFormat(pos[0], f)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo fixture stats: %v\n", err)

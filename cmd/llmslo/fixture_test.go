@@ -136,7 +136,7 @@ func TestFixtureBadInputExitsThree(t *testing.T) {
 // The session figures of the WEKA sample folder (see fixtures' tests for
 // how they were checked).
 func TestFixtureStatsSessions(t *testing.T) {
-	dir := filepath.Join("..", "..", "fixtures", "testdata", "weka")
+	dir := filepath.Join("..", "..", "fixtures", "formats", "testdata", "weka")
 	code, out, errOut := runFixtureCLI(t, "stats", dir)
 	require.Equal(t, exitPass, code, errOut)
 	for _, want := range []string{
@@ -176,7 +176,7 @@ func TestFixtureStatsSessions(t *testing.T) {
 	assert.Equal(t, 4, got.Sessions.SpawnsPlaced)
 	assert.InDelta(t, 0.970, got.Sessions.SpawnGapMaxS, 1e-9)
 
-	code, out, _ = runFixtureCLI(t, "stats", filepath.Join("..", "..", "fixtures", "testdata", "burstgpt_small.csv"))
+	code, out, _ = runFixtureCLI(t, "stats", filepath.Join("..", "..", "fixtures", "formats", "testdata", "burstgpt_small.csv"))
 	require.Equal(t, exitPass, code)
 	assert.Contains(t, out, "gaps between arrivals")
 	assert.Contains(t, out, "skipped   2 source rows")

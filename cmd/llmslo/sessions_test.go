@@ -28,7 +28,7 @@ func TestRunRefusesBadThinkTimes(t *testing.T) {
 
 func TestRunReplaysSessionsPerSecond(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.json")
-	code, stdout, stderr := runArgs(t, "run", "--fixture", "../../fixtures/testdata/weka/trace_0103.json",
+	code, stdout, stderr := runArgs(t, "run", "--fixture", "../../fixtures/formats/testdata/weka/trace_0103.json",
 		"--rates", "3", "--arrival", "constant", "--duration", "700ms", "--warmup", "0", "--think-time-scale", "0.01", "--max-think", "20ms",
 		"--sim-args", "--profile instant --max-model-len 32768", "--slo", "ttft.p50<=1s", "--quiet", "--report", out)
 	require.NotEqual(t, exitUsage, code, stderr)

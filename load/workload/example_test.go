@@ -3,12 +3,12 @@ package workload_test
 import (
 	"fmt"
 
-	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/workload"
 )
 
 func ExampleNew() {
-	fx, err := fixtures.Open("fixed:6:4")
+	fx, err := formats.Open("fixed:6:4")
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/vllmapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,7 @@ var _ Workload = (*Generator)(nil)
 
 func mustOpen(t testing.TB, name string) *fixtures.Fixture {
 	t.Helper()
-	fx, err := fixtures.Open(name)
+	fx, err := formats.Open(name)
 	require.NoError(t, err)
 	return fx
 }
@@ -94,7 +95,7 @@ func TestJointPairsAreNeverSplit(t *testing.T) {
 }
 
 func TestMarginalsAreDrawnIndependently(t *testing.T) {
-	fx, err := fixtures.Open("testdata/metrics-scrape.txt")
+	fx, err := formats.Open("testdata/metrics-scrape.txt")
 	require.NoError(t, err)
 	w, err := New(fx, Options{Seed: 1})
 	require.NoError(t, err)
@@ -182,7 +183,7 @@ func TestTokenPromptsExactAndInVocabulary(t *testing.T) {
 }
 
 func TestPrefixBlocksRepeatWithinRunAndDifferAcrossSalts(t *testing.T) {
-	fx, err := fixtures.Open("testdata/mooncake-known.jsonl")
+	fx, err := formats.Open("testdata/mooncake-known.jsonl")
 	require.NoError(t, err)
 	run := func(salt string) [][]int {
 		w, err := New(fx, Options{InOrder: true, Salt: salt})
@@ -195,7 +196,7 @@ func TestPrefixBlocksRepeatWithinRunAndDifferAcrossSalts(t *testing.T) {
 		return out
 	}
 	a, b := run("one"), run("two")
-	const bs = fixtures.MooncakeBlockSize
+	const bs = formats.MooncakeBlockSize
 	// Hash 1 opens rows 0, 1, 2; hash 2 is block 1 of rows 0 and 1; hash 3
 	// is block 2 of row 1 and block 0 of row 3.
 	assert.Equal(t, a[0][:2*bs], a[1][:2*bs])
