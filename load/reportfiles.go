@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 )
 
@@ -18,7 +19,7 @@ func WriteReport(r *report.Report, dir string) (string, error) {
 	if err := r.WriteJSON(path); err != nil {
 		return path, err
 	}
-	if err := report.WriteHTMLFile(filepath.Join(dir, "report.html"), r); err != nil {
+	if err := render.WriteHTMLFile(filepath.Join(dir, "report.html"), r); err != nil {
 		return path, err
 	}
 	for i := range r.Steps {

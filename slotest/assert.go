@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,7 @@ func AssertSLO(t assert.TestingT, st *report.StepReport, expr string) bool {
 	if r.Pass {
 		return true
 	}
-	return assert.Fail(t, fmt.Sprintf("%s: SLO violated: %s", st.Name, report.FailedSLO(r)), stepTable(st))
+	return assert.Fail(t, fmt.Sprintf("%s: SLO violated: %s", st.Name, render.FailedSLO(r)), stepTable(st))
 }
 
 // AssertP95TTFT checks the step's p95 time to first token.
@@ -72,6 +73,6 @@ func AssertHazard(t assert.TestingT, st *report.StepReport, kind string) bool {
 
 func stepTable(st *report.StepReport) string {
 	var b bytes.Buffer
-	report.WriteStep(&b, st)
+	render.WriteStep(&b, st)
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -96,7 +97,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 func CheckStep(t testing.TB, st *report.StepReport) {
 	t.Helper()
 	var buf bytes.Buffer
-	report.WriteStep(&buf, st)
+	render.WriteStep(&buf, st)
 	switch st.Verdict {
 	case report.VerdictPass:
 		t.Log("\n" + buf.String())
@@ -111,7 +112,7 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 		var failed []string
 		for _, r := range st.SLO {
 			if !r.Pass {
-				failed = append(failed, report.FailedSLO(r))
+				failed = append(failed, render.FailedSLO(r))
 			}
 		}
 		if len(failed) > 0 {
@@ -221,7 +222,7 @@ func writeReports(t *testing.T, s *load.Session, dir string) {
 			t.Logf("slotest: report written to %s", path)
 		}
 	}
-	if err := report.AppendStepSummary(os.Getenv(report.EnvStepSummary), t.Name(), s.Report()); err != nil {
-		t.Errorf("slotest: %s: %v", report.EnvStepSummary, err)
+	if err := render.AppendStepSummary(os.Getenv(render.EnvStepSummary), t.Name(), s.Report()); err != nil {
+		t.Errorf("slotest: %s: %v", render.EnvStepSummary, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -195,7 +196,7 @@ func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	require.NotNil(t, rep.Fixture)
 	assert.Equal(t, 1, rep.Fixture.Clipped, "the report says the fixture was clipped")
 	var b strings.Builder
-	report.WriteSummary(&b, rep)
+	render.WriteSummary(&b, rep)
 	assert.Contains(t, b.String(), "note: 1 of 1 fixture requests were clipped")
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -222,7 +223,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // finish prints the summary, writes the report, and maps the verdict to
 // the exit code.
 func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writer) int {
-	report.WriteSummary(stdout, rep)
+	render.WriteSummary(stdout, rep)
 	if f.report != "" {
 		if err := rep.WriteJSON(f.report); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
@@ -231,7 +232,7 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "report written to %s\n", f.report)
 	}
 	if f.html != "" {
-		if err := report.WriteHTMLFile(f.html, rep); err != nil {
+		if err := render.WriteHTMLFile(f.html, rep); err != nil {
 			fmt.Fprintf(stderr, "llmslo: %v\n", err)
 			return exitUsage
 		}

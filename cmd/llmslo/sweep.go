@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 )
 
@@ -52,11 +53,11 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	code := finish(rep, err, f, stdout, stderr)
 	if len(rep.Variants) > 0 {
-		report.WriteVariants(stdout, rep)
+		render.WriteVariants(stdout, rep)
 		return code
 	}
 	if c := rep.Capacity; c != nil {
-		fmt.Fprintln(stdout, "capacity: "+report.CapacityText(c, rep.Steps))
+		fmt.Fprintln(stdout, "capacity: "+render.CapacityText(c, rep.Steps))
 		// A sweep that found the knee did its job: steps above it are
 		// expected to fail.
 		if code == exitFail && c.PassRate > 0 && err == nil {

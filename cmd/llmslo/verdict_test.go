@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -98,7 +99,7 @@ func TestHazardOffIsJudgedWithoutItAndSaysSo(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &rep))
 	require.Len(t, rep.Steps, 1)
 	assert.Equal(t, []string{"too_few_samples", "client_saturation"}, rep.Steps[0].HazardsOff)
-	assert.Contains(t, report.Markdown("gate", &rep), "Hazards not judged, turned off by the run: too_few_samples, client_saturation")
+	assert.Contains(t, render.Markdown("gate", &rep), "Hazards not judged, turned off by the run: too_few_samples, client_saturation")
 
 	code, _, stderr = runArgs(t, "run", "--rates", "1", "--hazard-off", "cold_cache")
 	assert.Equal(t, exitUsage, code)

@@ -1,11 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"io"
-
-	"github.com/llmslo/llmslo/load/stats"
-)
+import "github.com/llmslo/llmslo/load/stats"
 
 // SessionCounts is what became of the sessions a step measured: those whose
 // start fell inside its measured window (docs/sessions.md). In such a step
@@ -68,38 +63,4 @@ func (s *StepReport) RateUnit() string {
 		return "sessions/s"
 	}
 	return "req/s"
-}
-
-// hasSessions reports whether any step replayed sessions.
-func (r *Report) hasSessions() bool {
-	for i := range r.Steps {
-		if r.Steps[i].Sessions != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// writeSessions writes a session step's sessions and its turns by position.
-func writeSessions(w io.Writer, s *StepReport) {
-	c := s.Sessions
-	if c == nil {
-		return
-	}
-	think := fmt.Sprintf("think ×%g", c.ThinkTimeScale)
-	if c.MaxThinkS > 0 {
-		think += fmt.Sprintf(", at most %gs", c.MaxThinkS)
-	}
-	fmt.Fprintf(w, "  sessions: %d started of %d, %d completed, %d cut by the drain bound (%d turns never sent), %d sub-agents; %s\n",
-		c.Started, c.Scheduled, c.Completed, c.Cut, c.TurnsNotSent, c.SubAgents, think)
-	if t := s.Turns; t != nil {
-		for _, p := range []struct {
-			name string
-			ts   TurnStats
-		}{{"first", t.First}, {"later", t.Later}} {
-			fmt.Fprintf(w, "  %s turns: %d sent, %d ok, %d failed; ttft p50 %s p95 %s; e2el p50 %s\n",
-				p.name, p.ts.Sent, p.ts.Completed, p.ts.Failed, msCell(p.ts.TTFT.P50, p.ts.TTFT.Count),
-				msCell(p.ts.TTFT.P95, p.ts.TTFT.Count), msCell(p.ts.E2EL.P50, p.ts.E2EL.Count))
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -34,29 +33,4 @@ func TestSessionStepsReportTurnsByPosition(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), `"turns"`, "a request step has no turns section")
 	assert.NotContains(t, string(b), `"sessions"`)
-}
-
-func TestSessionStepsSaySessionsPerSecond(t *testing.T) {
-	st := sessionStep()
-	var out bytes.Buffer
-	WriteSummary(&out, &Report{Steps: []StepReport{st}, Verdict: VerdictPass})
-	assert.Contains(t, out.String(), "asked sessions/s")
-	assert.Contains(t, out.String(), "started sessions/s")
-	out.Reset()
-	WriteStep(&out, &st)
-	assert.Contains(t, out.String(), "0.45 sessions/s achieved (target 0.5): started 9 of the 10 sessions due in the 20 s window")
-	assert.Contains(t, out.String(), "sessions: 10 started of 10, 9 completed, 1 cut by the drain bound (3 turns never sent), 4 sub-agents; think ×0.1, at most 2s")
-	assert.Contains(t, out.String(), "first turns: 14 sent, 14 ok, 0 failed; ttft p50 812.0ms p95 1400.0ms")
-	assert.Contains(t, out.String(), "later turns: 120 sent, 119 ok, 1 failed; ttft p50 95.0ms p95 180.0ms")
-	assert.Contains(t, Markdown("gate", &Report{Steps: []StepReport{st}}), "| step | sessions/s |")
-
-	out.Reset()
-	req := StepReport{Name: "rate=4", RateTarget: 4, RateAchieved: 4}
-	WriteStep(&out, &req)
-	assert.Contains(t, out.String(), "4.00 req/s achieved (target 4)", "a report without the window's counts")
-	out.Reset()
-	req.RateAchieved, req.DurationS, req.Evidence = 3.95, 20, &StepEvidence{Due: 80, SentInWindow: 79}
-	WriteStep(&out, &req)
-	assert.Contains(t, out.String(), "3.95 req/s achieved (target 4): sent 79 of the 80 requests due in the 20 s window")
-	assert.NotContains(t, out.String(), "turns:")
 }

@@ -1,18 +1,20 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // CapacityText says in words what a sweep found: the knee's bracket, and
 // what binds there. steps tells a sweep stopped by an invalid step from
 // one where every rate passed.
-func CapacityText(c *Capacity, steps []StepReport) string {
+func CapacityText(c *report.Capacity, steps []report.StepReport) string {
 	stopped := false
 	for i := range steps {
-		stopped = stopped || steps[i].Verdict == VerdictInvalid
+		stopped = stopped || steps[i].Verdict == report.VerdictInvalid
 	}
 	var s string
 	switch {
@@ -36,7 +38,7 @@ func CapacityText(c *Capacity, steps []StepReport) string {
 
 // WriteVariants writes a variant sweep side by side: each variant's knee,
 // what binds there, and TTFT p95 and ITL p99 at its last passing rate.
-func WriteVariants(w io.Writer, r *Report) {
+func WriteVariants(w io.Writer, r *report.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tpasses at\tfails at\tbinding\tttft p95 at knee\titl p99 at knee")
 	for _, v := range r.Variants {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // WriteHTML renders the report as one self-contained HTML page (no external
@@ -22,7 +23,7 @@ import (
 // per-second timeline as inline SVG. Every string from the report is
 // escaped. A chart that cannot be drawn is replaced by a note saying why, so
 // the figures are never lost to a drawing fault.
-func WriteHTML(w io.Writer, r *Report) error {
+func WriteHTML(w io.Writer, r *report.Report) error {
 	if r == nil {
 		return fmt.Errorf("slotest: html report: no report")
 	}
@@ -42,13 +43,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		page.Steps = append(page.Steps, stepView{
-			StepReport: s,
-			Anchor:     fmt.Sprintf("step-%d", i+1),
-			Verdict:    verdictText(s.Verdict),
-			Class:      verdictClass(s.Verdict),
-			SLORows:    sloRows(s.SLO),
-			Errors:     sortedErrors(s.Errors),
-			Timeline:   chartOrNote(timelineChart(s)),
+			StepReport:      s,
+			Anchor:          fmt.Sprintf("step-%d", i+1),
+			Verdict:         verdictText(s.Verdict),
+			Class:           verdictClass(s.Verdict),
+			SLORows:         sloRows(s.SLO),
+			Errors:          sortedErrors(s.Errors),
+			Timeline:        chartOrNote(timelineChart(s)),
+			AchievedInWords: AchievedInWords(s),
+			NoteWord:        NoteWord(s),
 		})
 	}
 	var b bytes.Buffer
@@ -60,7 +63,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 }
 
 type htmlPage struct {
-	Report  *Report
+	Report  *report.Report
 	Verdict string
 	Class   string
 	Started string
@@ -71,13 +74,16 @@ type htmlPage struct {
 }
 
 type stepView struct {
-	*StepReport
+	*report.StepReport
 	Anchor   string // the section's id: step names may hold any character
 	Verdict  string
 	Class    string
 	SLORows  []sloRow
 	Errors   []errorCount
 	Timeline chart
+	// The step's achieved rate and its notes' lead-in, in words (notes.go).
+	AchievedInWords string
+	NoteWord        string
 }
 
 // chart is an inline SVG or, when there is nothing to draw or drawing
@@ -99,21 +105,21 @@ type errorCount struct {
 	Count int
 }
 
-func sloText(s SLOSpec) string {
-	if s.Metric == string(MetricErrorRate) {
+func sloText(s report.SLOSpec) string {
+	if s.Metric == string(report.MetricErrorRate) {
 		return fmt.Sprintf("%s ≤ %s", s.Metric, pctText(s.MaxRate))
 	}
 	return fmt.Sprintf("%s.p%g ≤ %s", s.Metric, s.Percentile, msText(s.LimitMs))
 }
 
-func sloRows(results []SLOResult) []sloRow {
+func sloRows(results []report.SLOResult) []sloRow {
 	rows := make([]sloRow, 0, len(results))
 	for _, r := range results {
 		row := sloRow{Samples: r.Samples, Result: "pass", Class: "pass"}
 		if !r.Pass {
 			row.Result, row.Class = "FAIL", "fail"
 		}
-		if r.Metric == string(MetricErrorRate) {
+		if r.Metric == string(report.MetricErrorRate) {
 			row.Name, row.Observed, row.Interval, row.Limit = r.Metric, pctText(r.Observed), "–", pctText(r.MaxRate)
 			rows = append(rows, row)
 			continue
@@ -143,20 +149,20 @@ func sortedErrors(m map[string]int) []errorCount {
 	return out
 }
 
-func verdictText(v Verdict) string {
+func verdictText(v report.Verdict) string {
 	if v == "" {
 		return "NO VERDICT"
 	}
 	return strings.ToUpper(string(v))
 }
 
-func verdictClass(v Verdict) string {
+func verdictClass(v report.Verdict) string {
 	switch v {
-	case VerdictPass:
+	case report.VerdictPass:
 		return "pass"
-	case VerdictFail:
+	case report.VerdictFail:
 		return "fail"
-	case VerdictInvalid:
+	case report.VerdictInvalid:
 		return "invalid"
 	}
 	return "none"
@@ -310,7 +316,7 @@ section.step{break-inside:avoid-page}
 
 // WriteHTMLFile writes the report's HTML page to path, creating its
 // directory.
-func WriteHTMLFile(path string, r *Report) error {
+func WriteHTMLFile(path string, r *report.Report) error {
 	var b bytes.Buffer
 	if err := WriteHTML(&b, r); err != nil {
 		return err

@@ -1,12 +1,16 @@
-package report
+package render
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llmslo/llmslo/load/report"
+)
 
 // NoteWord is how a step's notes are introduced: beside a failure they
 // are what was "also found", which the failure outranks; on a pass or an
 // invalid step, a "note" the reader should know of.
-func (s *StepReport) NoteWord() string {
-	if s.Verdict == VerdictFail {
+func NoteWord(s *report.StepReport) string {
+	if s.Verdict == report.VerdictFail {
 		return "also found"
 	}
 	return "note"
@@ -16,7 +20,7 @@ func (s *StepReport) NoteWord() string {
 // was sent within the window the schedule named, of what was due in it,
 // with both counts, and the rate asked for. A report without the counts
 // (from before they were kept) gives the rate alone.
-func (s *StepReport) AchievedInWords() string {
+func AchievedInWords(s *report.StepReport) string {
 	asked := ""
 	if s.RateTarget > 0 {
 		asked = fmt.Sprintf(" (target %g)", s.RateTarget)

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 )
 
@@ -18,11 +19,11 @@ import (
 // turnRow is one position's row: its counts and latency summaries.
 type turnRow struct {
 	Position string
-	TurnStats
+	report.TurnStats
 }
 
 // turnRows are a step's turns by position, first then later.
-func turnRows(t *TurnPositions) []turnRow {
+func turnRows(t *report.TurnPositions) []turnRow {
 	if t == nil {
 		return nil
 	}
@@ -30,14 +31,14 @@ func turnRows(t *TurnPositions) []turnRow {
 }
 
 // sessionsLine says what became of a step's sessions, in one line.
-func sessionsLine(c *SessionCounts) string {
+func sessionsLine(c *report.SessionCounts) string {
 	return fmt.Sprintf("%d sessions started, %d completed, %d cut by the drain bound; %d turns not sent; %d sub-agents started",
 		c.Started, c.Completed, c.Cut, c.TurnsNotSent, c.SubAgents)
 }
 
 // writeSessionSummary writes, under the summary's table, each session
 // step's sessions and a table of its turns by position.
-func writeSessionSummary(w io.Writer, r *Report) {
+func writeSessionSummary(w io.Writer, r *report.Report) {
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		if s.Sessions == nil {
@@ -55,6 +56,40 @@ func writeSessionSummary(w io.Writer, r *Report) {
 				percentileCells(t.TTFT), percentileCells(t.ITL), percentileCells(t.E2EL))
 		}
 		tw.Flush()
+	}
+}
+
+// hasSessions reports whether any step replayed sessions.
+func hasSessions(r *report.Report) bool {
+	for i := range r.Steps {
+		if r.Steps[i].Sessions != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeSessions writes a session step's sessions and its turns by position.
+func writeSessions(w io.Writer, s *report.StepReport) {
+	c := s.Sessions
+	if c == nil {
+		return
+	}
+	think := fmt.Sprintf("think ×%g", c.ThinkTimeScale)
+	if c.MaxThinkS > 0 {
+		think += fmt.Sprintf(", at most %gs", c.MaxThinkS)
+	}
+	fmt.Fprintf(w, "  sessions: %d started of %d, %d completed, %d cut by the drain bound (%d turns never sent), %d sub-agents; %s\n",
+		c.Started, c.Scheduled, c.Completed, c.Cut, c.TurnsNotSent, c.SubAgents, think)
+	if t := s.Turns; t != nil {
+		for _, p := range []struct {
+			name string
+			ts   report.TurnStats
+		}{{"first", t.First}, {"later", t.Later}} {
+			fmt.Fprintf(w, "  %s turns: %d sent, %d ok, %d failed; ttft p50 %s p95 %s; e2el p50 %s\n",
+				p.name, p.ts.Sent, p.ts.Completed, p.ts.Failed, msCell(p.ts.TTFT.P50, p.ts.TTFT.Count),
+				msCell(p.ts.TTFT.P95, p.ts.TTFT.Count), msCell(p.ts.E2EL.P50, p.ts.E2EL.Count))
+		}
 	}
 }
 

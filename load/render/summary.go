@@ -1,9 +1,11 @@
-package report
+package render
 
 import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // EnvStepSummary is the file GitHub Actions renders as a job's summary.
@@ -11,7 +13,7 @@ const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
 // AppendStepSummary appends a markdown table of the report to path; an
 // empty path does nothing.
-func AppendStepSummary(path, title string, r *Report) error {
+func AppendStepSummary(path, title string, r *report.Report) error {
 	if path == "" || r == nil {
 		return nil
 	}
@@ -28,12 +30,12 @@ func AppendStepSummary(path, title string, r *Report) error {
 
 // Markdown renders a report as a markdown section: one row per step, then
 // each hazard with its fix.
-func Markdown(title string, r *Report) string {
+func Markdown(title string, r *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
 	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
 	unit := "req/s"
-	if r.hasSessions() {
+	if hasSessions(r) {
 		unit = "sessions/s"
 	}
 	b.WriteString("| step | " + unit + " | sent | failed | TTFT p95 (ms) | ITL p99 (ms) | goodput | verdict |\n")
@@ -52,10 +54,10 @@ func Markdown(title string, r *Report) string {
 			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", s.Name, h.Kind, h.Message, h.Fix)
 		}
 		for _, h := range s.Notes {
-			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, s.NoteWord(), h.Kind, h.Message)
+			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, NoteWord(s), h.Kind, h.Message)
 		}
 	}
-	if off := r.hazardsOff(); len(off) > 0 {
+	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(&b, "\n\n_Hazards not judged, turned off by the run: %s._", strings.Join(off, ", "))
 	}
 	if r.Partial {

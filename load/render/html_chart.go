@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // Chart sizes: wide enough to read on a laptop, small enough to print two
@@ -30,20 +32,20 @@ const (
 
 // kneeChart draws TTFT p50/p95/p99 and ITL p99 against achieved rate, one
 // point per step with samples, and each latency SLO limit as a dashed line.
-func kneeChart(r *Report) (template.HTML, string) {
+func kneeChart(r *report.Report) (template.HTML, string) {
 	type curve struct {
 		name string
-		pick func(*StepReport) (float64, int64)
+		pick func(*report.StepReport) (float64, int64)
 	}
 	curves := []curve{
-		{"TTFT p50", func(s *StepReport) (float64, int64) { return s.TTFT.P50, s.TTFT.Count }},
-		{"TTFT p95", func(s *StepReport) (float64, int64) { return s.TTFT.P95, s.TTFT.Count }},
-		{"TTFT p99", func(s *StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
-		{"ITL p99", func(s *StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
+		{"TTFT p50", func(s *report.StepReport) (float64, int64) { return s.TTFT.P50, s.TTFT.Count }},
+		{"TTFT p95", func(s *report.StepReport) (float64, int64) { return s.TTFT.P95, s.TTFT.Count }},
+		{"TTFT p99", func(s *report.StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
+		{"ITL p99", func(s *report.StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
 	}
 	p := newPlot()
 	p.X.Label.Text = "achieved rate (req/s)"
-	if r.hasSessions() {
+	if hasSessions(r) {
 		p.X.Label.Text = "achieved rate (sessions/s)" // a session replay's rates count sessions
 	}
 	p.Y.Label.Text = "latency (ms)"
@@ -88,7 +90,7 @@ func kneeChart(r *Report) (template.HTML, string) {
 	}
 	maxX = math.Max(maxX*1.05, 0.1)
 	for i, s := range r.SLO {
-		if s.Metric == string(MetricErrorRate) || !finite(s.LimitMs) {
+		if s.Metric == string(report.MetricErrorRate) || !finite(s.LimitMs) {
 			continue
 		}
 		limit, err := plotter.NewLine(plotter.XYs{{X: 0, Y: s.LimitMs}, {X: maxX, Y: s.LimitMs}})
@@ -106,7 +108,7 @@ func kneeChart(r *Report) (template.HTML, string) {
 
 // timelineChart draws a step's seconds: TTFT mean and max of the requests
 // that completed in each second above, sends and completions below.
-func timelineChart(s *StepReport) (template.HTML, string) {
+func timelineChart(s *report.StepReport) (template.HTML, string) {
 	if len(s.Timeline) == 0 {
 		return "", "No per-second timeline was recorded for this step."
 	}
@@ -256,7 +258,7 @@ type namedXYs struct {
 	pts  plotter.XYs
 }
 
-func variantSeries(vs []Capacity) []namedXYs {
+func variantSeries(vs []report.Capacity) []namedXYs {
 	var out []namedXYs
 	for _, v := range vs {
 		var ttft, itl plotter.XYs

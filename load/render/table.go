@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -7,13 +7,15 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // WriteSummary writes one line per step: what a person reads first.
-func WriteSummary(w io.Writer, r *Report) {
+func WriteSummary(w io.Writer, r *report.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	rates := "asked/s\tsent/s"
-	if r.hasSessions() {
+	if hasSessions(r) {
 		rates = "asked sessions/s\tstarted sessions/s" // and the counts that follow are turns
 	}
 	fmt.Fprintln(tw, "step\t"+rates+"\tsent\tok\tfailed\tttft p50\tttft p95\tttft p99\titl p50\titl p99\ttpot p50\tgoodput\tverdict\t")
@@ -50,11 +52,11 @@ func WriteSummary(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", s.Name, h.Kind, h.Message, h.Fix)
 		}
 		for _, h := range s.Notes {
-			fmt.Fprintf(w, "%s: %s (%s): %s\n", s.Name, s.NoteWord(), h.Kind, h.Message)
+			fmt.Fprintf(w, "%s: %s (%s): %s\n", s.Name, NoteWord(s), h.Kind, h.Message)
 		}
 	}
 	writeAbandoned(w, r)
-	if off := r.hazardsOff(); len(off) > 0 {
+	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(w, "note: hazards not judged, turned off by the run: %s\n", strings.Join(off, ", "))
 	}
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
@@ -69,9 +71,9 @@ func WriteSummary(w io.Writer, r *Report) {
 
 // WriteStep writes a step's SLO table: each SLO with the observed value,
 // its 95% interval, the limit and the verdict, then the rate and hazards.
-func WriteStep(w io.Writer, s *StepReport) {
+func WriteStep(w io.Writer, s *report.StepReport) {
 	fmt.Fprintf(w, "%s: %s, %s; %d sent, %d ok, %d failed, %d unfinished, %d dropped\n",
-		s.Name, strings.ToUpper(string(s.Verdict)), s.AchievedInWords(),
+		s.Name, strings.ToUpper(string(s.Verdict)), AchievedInWords(s),
 		s.Requests.Sent, s.Requests.Completed, s.Requests.Failed, s.Requests.Unfinished, s.Requests.Dropped)
 	if s.Requests.Canceled > 0 {
 		fmt.Fprintf(w, "  %d requests were cancelled in flight when the run was cut short\n", s.Requests.Canceled)
@@ -83,7 +85,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")
 	for _, r := range s.SLO {
 		name, obs, ci, limit := r.Metric, "", "", ""
-		if r.Metric == string(MetricErrorRate) {
+		if r.Metric == string(report.MetricErrorRate) {
 			obs, limit, ci = fmt.Sprintf("%.2f%%", 100*r.Observed), fmt.Sprintf("%.2f%%", 100*r.MaxRate), "-"
 			if r.CI95 != nil {
 				ci = fmt.Sprintf("[%.2f%%, %.2f%%]", 100*r.CI95[0], 100*r.CI95[1])
@@ -102,7 +104,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 		if !r.Pass {
 			res = "FAIL"
 		}
-		if !r.Conclusive && r.Samples > 0 || r.CI95Ms == nil && r.Metric != string(MetricErrorRate) {
+		if !r.Conclusive && r.Samples > 0 || r.CI95Ms == nil && r.Metric != string(report.MetricErrorRate) {
 			res += " (" + inconclusive(r) + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
@@ -136,7 +138,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)
 	}
 	for _, h := range s.Notes {
-		fmt.Fprintf(w, "  %s (%s): %s\n", s.NoteWord(), h.Kind, h.Message)
+		fmt.Fprintf(w, "  %s (%s): %s\n", NoteWord(s), h.Kind, h.Message)
 	}
 	if len(s.HazardsOff) > 0 {
 		fmt.Fprintf(w, "  hazards not judged (turned off): %s\n", strings.Join(s.HazardsOff, ", "))
@@ -145,7 +147,7 @@ func WriteStep(w io.Writer, s *StepReport) {
 
 // hazardsOff lists, once each and in order, the hazard kinds some step did
 // not judge: a verdict that rests on fewer checks must say so.
-func (r *Report) hazardsOff() []string {
+func hazardsOff(r *report.Report) []string {
 	var off []string
 	for i := range r.Steps {
 		for _, k := range r.Steps[i].HazardsOff {
@@ -155,6 +157,17 @@ func (r *Report) hazardsOff() []string {
 		}
 	}
 	return off
+}
+
+// writeAbandoned notes, under the summary table, the requests each step
+// abandoned on purpose: the table's sent is more than ok plus failed by
+// that many.
+func writeAbandoned(w io.Writer, r *report.Report) {
+	for i := range r.Steps {
+		if n := r.Steps[i].Requests.Abandoned; n > 0 {
+			fmt.Fprintf(w, "note: %s: %d requests abandoned mid-stream as planned (not failures; out of the percentiles)\n", r.Steps[i].Name, n)
+		}
+	}
 }
 
 // printErrorMessages lists the server's words under the error counts, by
@@ -193,7 +206,7 @@ func msCell(v float64, n int64) string {
 	return fmt.Sprintf("%.1fms", v)
 }
 
-func verdictCell(s *StepReport) string {
+func verdictCell(s *report.StepReport) string {
 	v := strings.ToUpper(string(s.Verdict))
 	if s.Partial {
 		v += "*"
@@ -203,8 +216,8 @@ func verdictCell(s *StepReport) string {
 
 // inconclusive says why a latency SLO's verdict rests on its point estimate
 // alone: too few samples for any interval, or an interval across the limit.
-func inconclusive(r SLOResult) string {
-	if r.Metric == string(MetricErrorRate) {
+func inconclusive(r report.SLOResult) string {
+	if r.Metric == string(report.MetricErrorRate) {
 		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 	}
 	if r.CI95Ms == nil {
@@ -215,8 +228,8 @@ func inconclusive(r SLOResult) string {
 
 // FailedSLO describes a failed SLO result in one line: the observed value,
 // its 95% interval and the limit.
-func FailedSLO(r SLOResult) string {
-	if r.Metric == string(MetricErrorRate) {
+func FailedSLO(r report.SLOResult) string {
+	if r.Metric == string(report.MetricErrorRate) {
 		ci := ""
 		if r.CI95 != nil {
 			ci = fmt.Sprintf(" (95%% interval %.2f%%–%.2f%%)", 100*r.CI95[0], 100*r.CI95[1])
@@ -231,7 +244,7 @@ func FailedSLO(r SLOResult) string {
 }
 
 // regression describes a regressed baseline check in one line.
-func regression(c BaselineCheck) string {
+func regression(c report.BaselineCheck) string {
 	return fmt.Sprintf("%s.p%g %.1f ms against a baseline of %.1f ms (allowed +%.0f%%)",
 		c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, 100*c.Tolerance)
 }

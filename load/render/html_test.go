@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/vllmapi"
 	"github.com/stretchr/testify/assert"
@@ -22,19 +23,19 @@ import (
 
 // htmlTestReport is a two-step report with a hazard, a failed SLO, errors,
 // a server without metrics and a growing queue's timeline.
-func htmlTestReport() *Report {
+func htmlTestReport() *report.Report {
 	hit := 0.42
-	timeline := func(n int, ttft func(int) float64) []Second {
-		out := make([]Second, n)
+	timeline := func(n int, ttft func(int) float64) []report.Second {
+		out := make([]report.Second, n)
 		for i := range out {
-			out[i] = Second{T: i, Sent: 4, Completed: 4, TTFTMeanMs: ttft(i), TTFTMaxMs: 1.5 * ttft(i), OutTokens: 400}
+			out[i] = report.Second{T: i, Sent: 4, Completed: 4, TTFTMeanMs: ttft(i), TTFTMaxMs: 1.5 * ttft(i), OutTokens: 400}
 		}
 		return out
 	}
-	return &Report{
-		Version:   Version,
+	return &report.Report{
+		Version:   report.Version,
 		StartedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
-		Target:    TargetInfo{Kind: "url", URL: "http://127.0.0.1:8000", Model: "Qwen/Qwen2.5-0.5B-Instruct"},
+		Target:    report.TargetInfo{Kind: "url", URL: "http://127.0.0.1:8000", Model: "Qwen/Qwen2.5-0.5B-Instruct"},
 		Fixture: &fixtures.Info{
 			Name: "azure-conv-2023", Requests: 19366,
 			InputTokens:           fixtures.Dist{Count: 19366, Mean: 1154.7, P50: 1020, P95: 4083},
@@ -42,15 +43,15 @@ func htmlTestReport() *Report {
 			ExpectedPrefixHitRate: 0.125,
 		},
 		Seed: 7,
-		SLO: []SLOSpec{
+		SLO: []report.SLOSpec{
 			{Metric: "ttft", Percentile: 95, LimitMs: 500},
 			{Metric: "itl", Percentile: 99, LimitMs: 250},
 			{Metric: "error_rate", MaxRate: 0.01},
 		},
-		Verdict: VerdictInvalid,
-		Steps: []StepReport{{
+		Verdict: report.VerdictInvalid,
+		Steps: []report.StepReport{{
 			Name: "rate=4", RateTarget: 4, RateAchieved: 3.87, Arrival: "poisson", DurationS: 60, WarmupS: 10,
-			Requests: RequestCounts{Scheduled: 240, Sent: 240, Completed: 239, Failed: 1, Good: 235},
+			Requests: report.RequestCounts{Scheduled: 240, Sent: 240, Completed: 239, Failed: 1, Good: 235},
 			Errors:   map[string]int{"http_5xx": 1},
 			TTFT:     stats.Summary{Count: 239, P50: 76.7, P95: 324.4, P99: 482.5},
 			ITL:      stats.Summary{Count: 50000, P50: 9.4, P99: 74.8},
@@ -58,31 +59,31 @@ func htmlTestReport() *Report {
 			Goodput: 235.0 / 240,
 			Server: vllmapi.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hit, MaxWaiting: 3,
 				WaitingSlopePerS: 0.01, KVCacheUsageMax: 0.31, Preemptions: 0, Samples: 60},
-			Client:   ClientStats{CPUUtilization: 0.12, SchedLatencyP99Ms: 0.25, GOMAXPROCS: 2},
+			Client:   report.ClientStats{CPUUtilization: 0.12, SchedLatencyP99Ms: 0.25, GOMAXPROCS: 2},
 			Timeline: timeline(60, func(int) float64 { return 80 }),
-			SLO: []SLOResult{
+			SLO: []report.SLOResult{
 				{Metric: "ttft", Percentile: 95, LimitMs: 500, ObservedMs: 324.4, CI95Ms: &[2]float64{290.1, 371.9}, Samples: 239, Conclusive: true, Pass: true},
 				{Metric: "error_rate", MaxRate: 0.01, Observed: 1.0 / 240, Samples: 240, Conclusive: true, Pass: true},
 			},
-			Verdict: VerdictPass,
+			Verdict: report.VerdictPass,
 		}, {
 			Name: "rate=8", RateTarget: 8, RateAchieved: 7.2, Arrival: "poisson", DurationS: 60, WarmupS: 10,
-			Requests: RequestCounts{Scheduled: 480, Sent: 432, Completed: 400, Unfinished: 32, Dropped: 48},
+			Requests: report.RequestCounts{Scheduled: 480, Sent: 432, Completed: 400, Unfinished: 32, Dropped: 48},
 			TTFT:     stats.Summary{Count: 400, P50: 900, P95: 4100, P99: 5200},
 			ITL:      stats.Summary{Count: 80000, P50: 22, P99: 310},
 			Server:   vllmapi.ServerStats{Error: "scrape http://127.0.0.1:8000/metrics: connection refused"},
 			Timeline: timeline(60, func(s int) float64 { return 100 + 80*float64(s) }),
-			SLO: []SLOResult{
+			SLO: []report.SLOResult{
 				{Metric: "itl", Percentile: 99, LimitMs: 250, ObservedMs: 310, CI95Ms: &[2]float64{290, 330}, Samples: 80000, Conclusive: true, Pass: false},
 			},
-			Hazards: []Hazard{{Kind: "queue_growing", Message: "the waiting queue rose by 40 requests in the second half",
+			Hazards: []report.Hazard{{Kind: "queue_growing", Message: "the waiting queue rose by 40 requests in the second half",
 				Fix: "lower the rate below 7 req/s or lengthen the warm-up"}},
-			Verdict: VerdictInvalid,
+			Verdict: report.VerdictInvalid,
 		}},
 	}
 }
 
-func renderHTML(t *testing.T, r *Report) string {
+func renderHTML(t *testing.T, r *report.Report) string {
 	t.Helper()
 	var b bytes.Buffer
 	require.NoError(t, WriteHTML(&b, r))
@@ -167,7 +168,7 @@ func TestWriteHTMLEscapesReportStrings(t *testing.T) {
 }
 
 func TestWriteHTMLEmptyReport(t *testing.T) {
-	page := renderHTML(t, &Report{})
+	page := renderHTML(t, &report.Report{})
 	contains(t, page, "NO VERDICT")
 	contains(t, page, "No steps were measured.")
 	notContains(t, page, "<svg")
@@ -185,7 +186,7 @@ func TestWriteHTMLStepsWithoutSamples(t *testing.T) {
 		s.Timeline = nil
 	}
 	// A step whose requests all failed: seconds with sends but no completions.
-	r.Steps[1].Timeline = []Second{{T: 0, Sent: 8, Failed: 8}, {T: 1, Sent: 8, Failed: 8}}
+	r.Steps[1].Timeline = []report.Second{{T: 0, Sent: 8, Failed: 8}, {T: 1, Sent: 8, Failed: 8}}
 	page := renderHTML(t, r)
 
 	contains(t, page, "No step has latency samples to chart.")
@@ -224,7 +225,7 @@ func TestWriteHTMLFixtureWithoutLengths(t *testing.T) {
 func TestWriteHTMLSampleReport(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "report_sample.json"))
 	require.NoError(t, err)
-	var r Report
+	var r report.Report
 	require.NoError(t, json.Unmarshal(raw, &r))
 	require.NotEmpty(t, r.Steps)
 	page := renderHTML(t, &r)
@@ -268,16 +269,16 @@ func BenchmarkWriteHTML(b *testing.B) {
 }
 
 func ExampleWriteHTML() {
-	r := &Report{
-		Target:  TargetInfo{Kind: "url", URL: "http://127.0.0.1:8000", Model: "my-model"},
-		SLO:     []SLOSpec{{Metric: "ttft", Percentile: 95, LimitMs: 500}},
-		Verdict: VerdictPass,
-		Steps: []StepReport{{
+	r := &report.Report{
+		Target:  report.TargetInfo{Kind: "url", URL: "http://127.0.0.1:8000", Model: "my-model"},
+		SLO:     []report.SLOSpec{{Metric: "ttft", Percentile: 95, LimitMs: 500}},
+		Verdict: report.VerdictPass,
+		Steps: []report.StepReport{{
 			Name: "rate=2", RateTarget: 2, RateAchieved: 2.01,
 			TTFT:     stats.Summary{Count: 1200, P50: 80, P95: 210, P99: 320},
 			ITL:      stats.Summary{Count: 90000, P50: 12, P99: 40},
-			Timeline: []Second{{T: 0, Sent: 2, Completed: 2, TTFTMeanMs: 90, TTFTMaxMs: 120}},
-			Verdict:  VerdictPass,
+			Timeline: []report.Second{{T: 0, Sent: 2, Completed: 2, TTFTMeanMs: 90, TTFTMaxMs: 120}},
+			Verdict:  report.VerdictPass,
 		}},
 	}
 	var page bytes.Buffer
@@ -296,9 +297,9 @@ func ExampleWriteHTML() {
 // TestWriteHTMLDegenerateRanges draws charts whose data span no range at
 // all: one step, every latency zero, one idle second, no SLOs.
 func TestWriteHTMLDegenerateRanges(t *testing.T) {
-	r := &Report{Verdict: VerdictPass, Steps: []StepReport{{
+	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{{
 		Name: "rate=1", TTFT: stats.Summary{Count: 1}, ITL: stats.Summary{Count: 1},
-		Timeline: []Second{{T: 0}}, Verdict: VerdictPass,
+		Timeline: []report.Second{{T: 0}}, Verdict: report.VerdictPass,
 	}}}
 	page := renderHTML(t, r)
 	assert.Equal(t, 2, strings.Count(page, "<svg"))
@@ -307,8 +308,8 @@ func TestWriteHTMLDegenerateRanges(t *testing.T) {
 }
 
 func TestWriteHTMLShowsBaselineChecks(t *testing.T) {
-	r := &Report{Verdict: VerdictFail, Steps: []StepReport{{Name: "rate=4", Verdict: VerdictFail,
-		Baseline: []BaselineCheck{{Metric: "ttft", Percentile: 95, BaselineMs: 100, ObservedMs: 140,
+	r := &report.Report{Verdict: report.VerdictFail, Steps: []report.StepReport{{Name: "rate=4", Verdict: report.VerdictFail,
+		Baseline: []report.BaselineCheck{{Metric: "ttft", Percentile: 95, BaselineMs: 100, ObservedMs: 140,
 			CI95Ms: &[2]float64{120, 160}, Tolerance: 0.1, Regressed: true}}}}}
 	var b strings.Builder
 	require.NoError(t, WriteHTML(&b, r))
@@ -324,12 +325,12 @@ func TestWriteHTMLShowsBaselineChecks(t *testing.T) {
 // names each variant's knee and binding.
 func TestWriteHTMLVariants(t *testing.T) {
 	r := htmlTestReport()
-	curve := func(scale float64) []CurvePoint {
-		return []CurvePoint{{Rate: 2, TTFTP95Ms: 100 * scale, ITLP99Ms: 20 * scale, Verdict: VerdictPass},
-			{Rate: 4, TTFTP95Ms: 900 * scale, ITLP99Ms: 60 * scale, Verdict: VerdictFail}}
+	curve := func(scale float64) []report.CurvePoint {
+		return []report.CurvePoint{{Rate: 2, TTFTP95Ms: 100 * scale, ITLP99Ms: 20 * scale, Verdict: report.VerdictPass},
+			{Rate: 4, TTFTP95Ms: 900 * scale, ITLP99Ms: 60 * scale, Verdict: report.VerdictFail}}
 	}
-	r.Variants = []Capacity{
-		{Variant: "--max-num-seqs 2", PassRate: 2, FailRate: 4, Curve: curve(1), Binding: &Binding{Kind: "max_num_seqs", Flag: "--max-num-seqs"}},
+	r.Variants = []report.Capacity{
+		{Variant: "--max-num-seqs 2", PassRate: 2, FailRate: 4, Curve: curve(1), Binding: &report.Binding{Kind: "max_num_seqs", Flag: "--max-num-seqs"}},
 		{Variant: "--max-num-seqs 4", PassRate: 4, Curve: curve(0.5)},
 	}
 	page := renderHTML(t, r)

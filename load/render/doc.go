@@ -1,0 +1,13 @@
+// Package render turns a report (package report) into what people read: a
+// self-contained HTML page with the latency-against-rate curve and each
+// step's timeline drawn as inline SVG (WriteHTML, WriteHTMLFile), the
+// terminal summary and step table (WriteSummary, WriteStep, FailedSLO,
+// CapacityText, WriteVariants), markdown for a CI job's step summary
+// (Markdown, AppendStepSummary) and the words a step's rate and notes are
+// introduced with (AchievedInWords, NoteWord).
+//
+// Only the faces (slotest, cmd/llmslo) and tools import it: the engine
+// never does, so that measuring and judging a step links neither
+// html/template nor the charting library. A program that only reads or
+// writes reports as data needs package report alone.
+package render
