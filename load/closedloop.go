@@ -38,7 +38,7 @@ func RunClosedLoop(ctx context.Context, p Plan, clients int, firstIndex int) (*r
 	st.Requests.Scheduled = n
 	st.RateTarget = float64(n) / p.Duration.Seconds()
 	finishStep(st, n)
-	verdict.JudgeSLOs(st, p.judging())
+	verdict.JudgeSLOs(st, p.judging()).Apply(st)
 	if ctx.Err() != nil {
 		st.Partial = true
 		return st, n, ctx.Err()

@@ -59,7 +59,7 @@ func Merge(reps []*report.Report, names []string) (*report.Report, error) {
 		}
 		finishStep(&m, due)
 		ev, _ := observe.EvidenceOf(&m) // MergeStep always sets the evidence
-		verdict.JudgeMerged(&m, ev, judging)
+		verdict.JudgeMerged(&m, ev, judging).Apply(&m)
 		out.Steps = append(out.Steps, m)
 		out.Verdict = report.Worse(out.Verdict, m.Verdict)
 	}

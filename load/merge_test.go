@@ -77,7 +77,7 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 	hr := 0.02
 	st.Server = vllmapi.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hr, Samples: 5}
 	finishStep(&st, scheduled)
-	verdict.Judge(&st, ev, c)
+	verdict.Judge(&st, ev, c).Apply(&st)
 	return st
 }
 

@@ -121,7 +121,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
-	verdict.Judge(st, ev, p.judging())
+	verdict.Judge(st, ev, p.judging()).Apply(st)
 	return st, runErr
 }
 

@@ -183,7 +183,7 @@ func punctual(t *testing.T, st report.StepReport) report.Verdict {
 	slos, err := verdict.ParseSLOs([]string{"ttft.p50<=200ms", "itl.p90<=50ms"})
 	require.NoError(t, err)
 	verdict.Judge(&st, ev, verdict.Config{SLOs: slos, MeanOutputTokens: 8,
-		Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}})
+		Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}).Apply(&st)
 	return st.Verdict
 }
 

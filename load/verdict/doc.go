@@ -6,6 +6,10 @@
 // length_mismatch) with their thresholds, the verdict rules that combine
 // them (docs/verdicts.md), and the comparison with a recorded baseline.
 //
+// Judge (and JudgeSLOs, JudgeMerged) returns a Judgement, what it decided,
+// and changes nothing it is given: the caller writes the judgement into its
+// step with Judgement.Apply.
+//
 // The error-rate guard is always on: without an error_rate SLO of its own,
 // a step is judged against DefaultErrorRate. A zero Thresholds means the
 // defaults; a hazard is turned off only by naming it in Thresholds.Off,

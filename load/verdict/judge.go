@@ -121,17 +121,17 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 //
 // Each hazard check has already asked whether it could change the
 // verdict; settle moves those a failure outranks to the notes.
-func verdictOf(s *report.StepReport) report.Verdict {
+func verdictOf(j Judgement) report.Verdict {
 	conclusiveFail, errorsFail, fail := false, false, false
-	for _, r := range s.SLO {
+	for _, r := range j.SLO {
 		if !r.Pass {
 			fail = true
 			conclusiveFail = conclusiveFail || r.Conclusive
 			errorsFail = errorsFail || (r.Conclusive && r.Metric == string(report.MetricErrorRate))
 		}
 	}
-	causal := s.HasHazard(HazardClientSaturation) || s.HasHazard(HazardLengthMismatch)
-	changedLoad := slices.ContainsFunc(s.Hazards, func(h report.Hazard) bool { return h.ChangedLoad })
+	causal := j.hasHazard(HazardClientSaturation) || j.hasHazard(HazardLengthMismatch)
+	changedLoad := slices.ContainsFunc(j.Hazards, func(h report.Hazard) bool { return h.ChangedLoad })
 	switch {
 	case errorsFail && !changedLoad:
 		// A late client's delay or a length mismatch can inflate
@@ -139,9 +139,9 @@ func verdictOf(s *report.StepReport) report.Verdict {
 		// A client that changed the load (bunched thousands of sends)
 		// can: then the errors are not the asked rate's either.
 		return report.VerdictFail
-	case (conclusiveFail || s.Overload != nil) && !causal:
+	case (conclusiveFail || j.Overload != nil) && !causal:
 		return report.VerdictFail
-	case len(s.Hazards) > 0:
+	case len(j.Hazards) > 0:
 		return report.VerdictInvalid
 	case fail:
 		return report.VerdictFail
@@ -189,44 +189,44 @@ type Config struct {
 	Thresholds Thresholds
 }
 
-// Judge fills the step's SLO results, over-capacity finding, hazards,
+// Judge decides the step's SLO results, over-capacity finding, hazards,
 // notes and verdict from what was measured (the report and the recorder's
-// evidence). It does no I/O.
-func Judge(s *report.StepReport, ev observe.Evidence, c Config) {
+// evidence), and returns them: s is left as it was, and Apply writes the
+// judgement into it. It does no I/O.
+func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	slos := Guarded(c.SLOs)
-	s.SLO = judgeSLOs(s, slos, c.Strict)
 	th := c.Thresholds.Resolved()
+	j := Judgement{SLO: judgeSLOs(s, slos, c.Strict)}
+	// The checks and Binding read what was decided before them from a
+	// step: from a copy, into which the judgement is written as it grows.
+	// The copy shares s's maps and histograms, which they only read.
+	judged := *s
+	j.Apply(&judged)
 	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
 		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
-	s.Overload = overCapacity(s, sev, th)
-	sev.passing = s.Overload == nil
-	for _, r := range s.SLO {
+	j.Overload = overCapacity(&judged, sev, th)
+	j.Apply(&judged)
+	sev.passing = j.Overload == nil
+	for _, r := range j.SLO {
 		sev.passing = sev.passing && r.Pass
 	}
-	s.Hazards, s.Notes = findHazards(s, sev, th)
-	s.HazardsOff = append([]string(nil), th.Off...)
-	s.Verdict = verdictOf(s)
-	settle(s)
-	s.Binding = Binding(s, c.MaxNumSeqs)
+	j.Hazards, j.Notes = findHazards(&judged, sev, th)
+	j.HazardsOff = append([]string(nil), th.Off...)
+	j.Verdict = verdictOf(j)
+	j.settle()
+	j.Apply(&judged)
+	j.Binding = Binding(&judged, c.MaxNumSeqs)
+	return j
 }
 
-// settle moves the hazards of a step that failed anyway to its notes: a
-// failure that stands whatever they say (rule 1) is one they could not
-// have changed, so a step's hazards are exactly what made it invalid.
-func settle(s *report.StepReport) {
-	if s.Verdict == report.VerdictInvalid || len(s.Hazards) == 0 {
-		return
-	}
-	s.Notes = append(s.Notes, s.Hazards...)
-	s.Hazards = nil
-}
-
-// JudgeSLOs fills only the SLO results and the verdict: for a step whose
-// hazards cannot be judged (a closed loop has no schedule to keep).
-func JudgeSLOs(s *report.StepReport, c Config) {
-	s.SLO = judgeSLOs(s, Guarded(c.SLOs), c.Strict)
-	s.Hazards, s.Notes, s.Overload = nil, nil, nil
-	s.Verdict = verdictOf(s)
+// JudgeSLOs decides only the SLO results and the verdict, for a step whose
+// hazards cannot be judged (a closed loop has no schedule to keep): its
+// judgement holds no hazards, notes, overload or binding. s is left as it
+// was.
+func JudgeSLOs(s *report.StepReport, c Config) Judgement {
+	j := Judgement{SLO: judgeSLOs(s, Guarded(c.SLOs), c.Strict)}
+	j.Verdict = verdictOf(j)
+	return j
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

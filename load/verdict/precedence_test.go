@@ -41,8 +41,7 @@ func TestVerdictPrecedence(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &report.StepReport{SLO: tc.slo, Hazards: tc.hazards}
-			assert.Equal(t, tc.want, verdictOf(s))
+			assert.Equal(t, tc.want, verdictOf(Judgement{SLO: tc.slo, Hazards: tc.hazards}))
 		})
 	}
 }

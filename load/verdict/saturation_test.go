@@ -61,7 +61,7 @@ func judge(t *testing.T, l lateStep, slos ...string) *report.StepReport {
 	parsed, err := ParseSLOs(slos)
 	require.NoError(t, err)
 	s, ev := l.build()
-	Judge(s, ev, Config{SLOs: parsed})
+	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
 	return s
 }
 
@@ -175,7 +175,7 @@ func TestAGrowingQueueFailsAsOverCapacity(t *testing.T) {
 		MaxRunning: 2, RunningAtMaxShare: 0.9, MaxWaiting: 14}
 	parsed, err := ParseSLOs([]string{"ttft.p50<=2s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2})
+	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict, "every SLO held so far, but no step length would keep them")
 	require.NotNil(t, s.Overload)
 	assert.Contains(t, s.Overload.Message, "arrivals outpace completions by 0.80 req/s")
@@ -184,7 +184,7 @@ func TestAGrowingQueueFailsAsOverCapacity(t *testing.T) {
 	assert.Equal(t, BindMaxNumSeqs, s.Binding.Kind)
 
 	// Turned off with not_steady, the step passes.
-	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2, Thresholds: Thresholds{Off: []string{HazardNotSteady}}})
+	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2, Thresholds: Thresholds{Off: []string{HazardNotSteady}}}).Apply(s)
 	assert.Equal(t, report.VerdictPass, s.Verdict)
 	assert.Nil(t, s.Overload)
 }
@@ -198,7 +198,7 @@ func TestHazardsBesideAStandingFailureAreNotes(t *testing.T) {
 	s.Server = vllmapi.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hr}
 	parsed, err := ParseSLOs([]string{"ttft.p95<=500ms", "ttft.p99<=5s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed})
+	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
 	assert.Empty(t, s.Hazards)
 	assert.NotNil(t, hazardOf(s, HazardWarmCache, true))
@@ -239,7 +239,7 @@ func TestARisingTTFTWithAQueueIsOverCapacity(t *testing.T) {
 	s.Server = vllmapi.ServerStats{MetricsAvailable: true, WaitingSlopePerS: 0.16, WaitingRise: 1.5, WaitingAtEnd: 7}
 	parsed, err := ParseSLOs([]string{"ttft.p50<=2s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed})
+	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
 	require.NotNil(t, s.Overload)
 	assert.Contains(t, s.Overload.Message, "TTFT p50 rose from 336.0 ms in the first half to 1921.0 ms")
@@ -247,7 +247,7 @@ func TestARisingTTFTWithAQueueIsOverCapacity(t *testing.T) {
 	assert.InDelta(t, 1, s.Overload.GrowthPerS, 1e-9, "in flight grew by one a second")
 
 	s.Server.WaitingAtEnd = 0
-	Judge(s, ev, Config{SLOs: parsed})
+	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
 	assert.Nil(t, s.Overload)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	assert.True(t, s.HasHazard(HazardNotSteady))
@@ -262,7 +262,7 @@ func TestAClientOutOfDescriptorsIsInvalid(t *testing.T) {
 	s.Errors = map[string]int{"client_limit": 600}
 	parsed, err := ParseSLOs([]string{"ttft.p95<=5s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed, Thresholds: Thresholds{AllowDrops: true}})
+	Judge(s, ev, Config{SLOs: parsed, Thresholds: Thresholds{AllowDrops: true}}).Apply(s)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	h := hazardOf(s, HazardClientSaturation, false)
 	require.NotNil(t, h)

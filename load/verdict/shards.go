@@ -16,9 +16,9 @@ import (
 // what it did to the whole schedule. Each shard's own hazards stay listed
 // in Shards; none carries over by itself (a shard's too_few_samples is
 // expected of a share, and its lateness matters as much as it changed the
-// merged load or figures).
-func JudgeMerged(s *report.StepReport, ev observe.Evidence, c Config) {
-	Judge(s, ev, c)
+// merged load or figures). Like Judge, it leaves s as it was.
+func JudgeMerged(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
+	return Judge(s, ev, c)
 }
 
 // SLOFromSpec reads an SLO back from the report's statement of it.

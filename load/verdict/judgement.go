@@ -1,0 +1,43 @@
+package verdict
+
+import (
+	"slices"
+
+	"github.com/llmslo/llmslo/load/report"
+)
+
+// Judgement is what judging a step decided: the step's fields that the
+// verdict owns. Judge returns it and leaves the step it read as it was (a
+// step can be judged again, or judged where others read it, without
+// holding half of one judgement); the caller writes it in with Apply.
+type Judgement struct {
+	SLO        []report.SLOResult
+	Overload   *report.Overload
+	Hazards    []report.Hazard
+	Notes      []report.Hazard
+	HazardsOff []string
+	Verdict    report.Verdict
+	Binding    *report.Binding
+}
+
+// Apply writes the judgement into s, replacing whatever judgement s held.
+func (j Judgement) Apply(s *report.StepReport) {
+	s.SLO, s.Overload, s.Hazards, s.Notes = j.SLO, j.Overload, j.Hazards, j.Notes
+	s.HazardsOff, s.Verdict, s.Binding = j.HazardsOff, j.Verdict, j.Binding
+}
+
+// hasHazard reports whether the judgement found a hazard of the kind.
+func (j Judgement) hasHazard(kind string) bool {
+	return slices.ContainsFunc(j.Hazards, func(h report.Hazard) bool { return h.Kind == kind })
+}
+
+// settle moves the hazards of a step that failed anyway to its notes: a
+// failure that stands whatever they say (rule 1) is one they could not
+// have changed, so a step's hazards are exactly what made it invalid.
+func (j *Judgement) settle() {
+	if j.Verdict == report.VerdictInvalid || len(j.Hazards) == 0 {
+		return
+	}
+	j.Notes = append(j.Notes, j.Hazards...)
+	j.Hazards = nil
+}
