@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,23 +37,6 @@ func buildSimImage(t *testing.T) string {
 	return img
 }
 
-// assertNoContainerOf asks the engine for any container, running or not,
-// made from img.
-func assertNoContainerOf(t *testing.T, img string) {
-	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	require.NoError(t, err)
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("ancestor", img),
-	})
-	require.NoError(t, err)
-	assert.Empty(t, list.Items, "containers left behind")
-}
-
 // TestRunVLLMTargetEndToEnd is llmslo run --target vllm as a user runs it:
 // the command starts the simulator's image through the Docker API with
 // vLLM's flags, measures it, stops it, and exits 0.
@@ -68,7 +50,7 @@ func TestRunVLLMTargetEndToEnd(t *testing.T) {
 		"--duration", "4s", "--warmup", "0s", "--slo", "ttft.p50<=1s", "--slo", "itl.p90<=1s", "--slo", "error_rate<=0%",
 		"--quiet", "--report", path)
 	assert.Contains(t, stdout, "rate=10")
-	assertNoContainerOf(t, img)
+	dockergate.AssertNoContainerOf(t, img)
 
 	b, err := os.ReadFile(path)
 	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -118,5 +100,5 @@ func TestRunVLLMTargetBadArgument(t *testing.T) {
 	assert.Contains(t, stderr, "container exited with code 3")
 	assert.Contains(t, stderr, "container logs (last")
 	assert.Contains(t, stderr, "llmslo sim: "+parseErr.Error())
-	assertNoContainerOf(t, img)
+	dockergate.AssertNoContainerOf(t, img)
 }

@@ -36,7 +36,7 @@ func TestRunNeverShowsHFToken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("HF_TOKEN", tt.env)
-			label, id := labelled(t)
+			label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 			rec := &recordingLog{}
 			// The fixture prints both variables, then exits 1.
 			opts := append([]testcontainers.ContainerCustomizer{
@@ -61,7 +61,7 @@ func TestRunNeverShowsHFToken(t *testing.T) {
 			logged := rec.String()
 			assert.Contains(t, logged, "[REDACTED]", "testcontainers logged the container's output")
 			assert.NotContains(t, logged, fakeToken)
-			assertNoContainer(t, id)
+			dockergate.AssertNoContainer(t, id)
 		})
 	}
 }
@@ -70,7 +70,7 @@ func TestRunNeverShowsHFToken(t *testing.T) {
 // vLLM.
 func TestRunPassesHFToken(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctx := context.Background()
 	ctr, err := Run(ctx, img, WithModel("Qwen/Qwen3-0.6B"), WithHFToken(fakeToken), WithStartupTimeout(time.Minute), label)
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestRunPassesHFToken(t *testing.T) {
 	assert.True(t, slices.Contains(inspect.Config.Env, "HF_TOKEN="+fakeToken), "the token reaches the container")
 	assert.Equal(t, "Qwen/Qwen3-0.6B", ctr.Model())
 	terminate(t, ctr)
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 func TestRunGPUWithoutNVIDIARuntime(t *testing.T) {
@@ -93,12 +93,12 @@ func TestRunGPUWithoutNVIDIARuntime(t *testing.T) {
 	if serve.HasNVIDIARuntime(names) {
 		t.Skip("this engine has an NVIDIA runtime: there is no missing GPU to report")
 	}
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	// The image does not exist: had Run tried to create the container, the
 	// error would be about the image.
 	ctr, err := Run(ctx, "llmslo/never-built:none", WithModel("m"), WithGPUs(AllGPUs), label)
 	assert.Nil(t, ctr)
 	require.ErrorIs(t, err, ErrNoGPU)
 	assert.True(t, strings.HasPrefix(err.Error(), "vllm: GPUs were asked for (WithGPUs), but the Docker engine has no \"nvidia\" runtime"), err.Error())
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }

@@ -13,7 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/llmslo/llmslo/internal/dockergate"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -85,7 +87,7 @@ func streamCompletion(t *testing.T, base, model string, maxTokens int) streamed 
 
 func TestRunSimulator(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctx := context.Background()
 	cache := t.TempDir()
 
@@ -102,7 +104,7 @@ func TestRunSimulator(t *testing.T) {
 	)
 	started := time.Since(start)
 	require.NoError(t, err)
-	defer assertNoContainer(t, id)
+	defer dockergate.AssertNoContainer(t, id)
 	defer terminate(t, ctr)
 
 	// The simulator answers 503 on /health for its first 2s: Run must have
@@ -162,7 +164,7 @@ func TestRunSimulatorBadArgument(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			label, id := labelled(t)
+			label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 			// What the simulator says about these arguments, as it prints it.
 			_, parseErr := vllmsim.ParseServeArgs(append([]string{"--model", "m"}, tt.args...))
 			require.Error(t, parseErr)
@@ -182,14 +184,14 @@ func TestRunSimulatorBadArgument(t *testing.T) {
 			assert.NoError(t, se.CleanupErr)
 			// An exit is noticed on the next health poll, not at the timeout.
 			assert.Less(t, elapsed, 2*time.Minute)
-			assertNoContainer(t, id)
+			dockergate.AssertNoContainer(t, id)
 		})
 	}
 }
 
 func TestRunSimulatorNeverHealthy(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctr, err := Run(context.Background(), img, WithModel("Qwen/Qwen3-0.6B"),
 		WithVLLMArgs("--fault-startup-delay", "1h"), WithStartupTimeout(3*time.Second), label)
 	assert.Nil(t, ctr)
@@ -198,5 +200,5 @@ func TestRunSimulatorNeverHealthy(t *testing.T) {
 	var se *StartError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, strings.Join(se.Logs, "\n"), "Uvicorn running on", "the server's own log lines are attached")
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }

@@ -11,13 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/llmslo/llmslo/internal/dockergate"
 )
 
 // The simulator's image, run as vllm/vllm-openai is run, with no --host,
 // listens on all its interfaces: the published port answers.
 func TestSimImageListensOnAllInterfaces(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctx := context.Background()
 	req := testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
@@ -32,7 +34,7 @@ func TestSimImageListensOnAllInterfaces(t *testing.T) {
 	require.NoError(t, label.Customize(&req))
 	ctr, err := testcontainers.GenericContainer(ctx, req)
 	// A start that failed may still have left a container: end it either way.
-	defer assertNoContainer(t, id)
+	defer dockergate.AssertNoContainer(t, id)
 	defer func() { assert.NoError(t, testcontainers.TerminateContainer(ctr)) }()
 	require.NoError(t, err)
 

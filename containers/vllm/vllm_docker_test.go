@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
@@ -18,11 +17,7 @@ import (
 	"github.com/llmslo/llmslo/internal/dockergate"
 )
 
-const (
-	fakeImageTag = "llmslo/vllm-fake:test"
-	// testLabel marks the containers of one test, to prove none is left.
-	testLabel = "io.llmslo.test"
-)
+const fakeImageTag = "llmslo/vllm-fake:test"
 
 var (
 	simImageOnce   sync.Once
@@ -75,29 +70,6 @@ func fakeImage(t *testing.T) string {
 	})
 	require.NoError(t, fakeImageErr)
 	return fakeImageTag
-}
-
-// labelled tags a test's containers with a value unique to the test.
-func labelled(t *testing.T) (testcontainers.ContainerCustomizer, string) {
-	id := fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano())
-	return testcontainers.WithLabels(map[string]string{testLabel: id}), id
-}
-
-// assertNoContainer asks the engine for any container, running or not,
-// carrying the test's label.
-func assertNoContainer(t *testing.T, id string) {
-	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	require.NoError(t, err)
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("label", testLabel+"="+id),
-	})
-	require.NoError(t, err)
-	assert.Empty(t, list.Items, "containers left behind")
 }
 
 // recordingLog collects testcontainers' log lines.

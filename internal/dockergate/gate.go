@@ -1,7 +1,8 @@
 // Package dockergate decides what a test that needs a Docker engine does
 // when none answers: skip loudly, or fail when LLMSLO_REQUIRE_DOCKER=1, so
 // that CI on a machine with an engine never goes green without the
-// container tests.
+// container tests. It also tags a test's containers and proves that none
+// was left behind (Labelled, AssertNoContainer). It is for tests only.
 package dockergate
 
 import (

@@ -69,10 +69,6 @@ func (d *Dispatch) Run(ctx context.Context) (DispatchResult, error) {
 	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
 		return DispatchResult{}, errors.New("dispatch: Dispatch needs a Doer, a Workload and a Recorder")
 	}
-	drainTimeout := d.DrainTimeout
-	if drainTimeout <= 0 {
-		drainTimeout = DefaultDrainTimeout
-	}
 	start := d.Start
 	if start.IsZero() {
 		start = time.Now()
@@ -139,23 +135,11 @@ dispatch:
 	}
 
 	senders.closing()
-	done := make(chan struct{})
-	go func() { senders.wait(); close(done) }()
-	bound := time.NewTimer(drainTimeout)
-	defer bound.Stop()
-	select {
-	case <-done:
-		res.Drained = true
-	case <-bound.C:
+	drained, canceled := awaitDrain(ctx, senders.wait, d.DrainTimeout, func() {
 		boundAt.Store(int64(time.Since(start)))
 		drainExpired.Store(true)
-		cancelReqs()
-		<-done
-	case <-ctx.Done():
-		res.Canceled = true
-		cancelReqs()
-		<-done
-	}
+	}, cancelReqs)
+	res.Drained, res.Canceled = drained, res.Canceled || canceled
 	res.End = time.Now()
 	if res.Canceled {
 		return res, ctx.Err()

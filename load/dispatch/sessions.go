@@ -101,10 +101,6 @@ func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
 	case d.MaxThink < 0:
 		return SessionsResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", d.MaxThink)
 	}
-	drainTimeout := d.DrainTimeout
-	if drainTimeout <= 0 {
-		drainTimeout = DefaultDrainTimeout
-	}
 	r := &sessionRun{d: d, start: d.Start, scale: d.ThinkScale}
 	if r.start.IsZero() {
 		r.start = time.Now()
@@ -148,23 +144,12 @@ slots:
 			r.session(d.FirstIndex+k, first, intended, off >= d.MeasureFrom)
 		}()
 	}
-	done := make(chan struct{})
-	go func() { roots.Wait(); close(done) }()
-	bound := time.NewTimer(drainTimeout)
-	defer bound.Stop()
-	select {
-	case <-done:
-		res.Drained = !res.Canceled
-	case <-bound.C:
+	drained, canceled := awaitDrain(ctx, roots.Wait, d.DrainTimeout, func() {
 		r.boundAt.Store(int64(time.Since(r.start)))
 		r.drainExpired.Store(true)
-		cancelReqs()
-		<-done
-	case <-ctx.Done():
-		res.Canceled = true
-		cancelReqs()
-		<-done
-	}
+	}, cancelReqs)
+	// A replay cut short drained nothing, however its sessions ended.
+	res.Drained, res.Canceled = drained && !res.Canceled, res.Canceled || canceled
 	r.builders.Wait()
 	res.End = time.Now()
 	res.Sent, res.Dropped, res.Unsent = int(r.sent.Load()), int(r.dropped.Load()), int(r.unsent.Load())

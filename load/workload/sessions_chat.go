@@ -95,27 +95,10 @@ func (s *Sessions) userMessage(ctx context.Context, k turnKey, q turnSeq, start 
 	}
 	s.chat[k] = c
 	s.mu.Unlock()
-	g.noteCalibration(c, whole != nil)
-	return c
-}
-
-// noteCalibration adds one text prompt to the calibration statistics.
-func (g *Generator) noteCalibration(c calibration, tokenizer bool) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.stats.Prompts++
-	g.stats.TokenizerCalls += c.calls
-	if c.measured {
-		g.stats.Measured++
-		if c.residual == 0 {
-			g.stats.Exact++
-		}
-		g.stats.MaxResidual = max(g.stats.MaxResidual, abs(c.residual))
-	}
-	if c.err != nil && tokenizer {
-		g.stats.Errors++
-		g.stats.LastError = c.err.Error()
-	}
+	g.stats.add(c)
+	g.mu.Unlock()
+	return c
 }
 
 // seqWords is the text of positions [from, to): one word per position.

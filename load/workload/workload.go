@@ -72,6 +72,25 @@ type CalibrationStats struct {
 	LastError      string `json:"last_error,omitempty"`
 }
 
+// add counts one text prompt's calibration; the caller holds the
+// generator's lock. c.err can only be a tokenizer's: calibrating without
+// one never fails.
+func (st *CalibrationStats) add(c calibration) {
+	st.Prompts++
+	st.TokenizerCalls += c.calls
+	if c.measured {
+		st.Measured++
+		if c.residual == 0 {
+			st.Exact++
+		}
+		st.MaxResidual = max(st.MaxResidual, abs(c.residual))
+	}
+	if c.err != nil {
+		st.Errors++
+		st.LastError = c.err.Error()
+	}
+}
+
 // New prepares a workload over fx.
 func New(fx *fixtures.Fixture, opts Options) (*Generator, error) {
 	if fx == nil {
@@ -210,19 +229,7 @@ func (w *Generator) calibrated(ctx context.Context, i int, sh Shape) calibration
 		// the next time the request is built.
 		w.cal[i] = c
 	}
-	w.stats.Prompts++
-	w.stats.TokenizerCalls += c.calls
-	if c.measured {
-		w.stats.Measured++
-		if c.residual == 0 {
-			w.stats.Exact++
-		}
-		w.stats.MaxResidual = max(w.stats.MaxResidual, abs(c.residual))
-	}
-	if c.err != nil {
-		w.stats.Errors++
-		w.stats.LastError = c.err.Error()
-	}
+	w.stats.add(c)
 	return c
 }
 

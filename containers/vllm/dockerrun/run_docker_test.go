@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,8 +27,6 @@ const (
 	// simTag is this package's own tag, so that rebuilding it never
 	// untags an image another package's tests are running.
 	simTag = "llmslo/vllm-sim:dockerrun"
-	// testLabel marks the containers of one test, to prove none is left.
-	testLabel = "io.llmslo.test"
 	// fakeToken is a made-up Hugging Face token.
 	fakeToken = "hf_fAkEtOkEn0123456789abcdefXYZ"
 	model     = "Qwen/Qwen3-0.6B" // a model the simulator knows
@@ -59,29 +55,6 @@ func simImage(t *testing.T) string {
 	return simTag
 }
 
-// labelled tags a test's containers with a value unique to the test.
-func labelled(t *testing.T) (serve.Option, string) {
-	id := fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano())
-	return serve.WithLabels(map[string]string{testLabel: id}), id
-}
-
-// assertNoContainer asks the engine for any container, running or not,
-// carrying the test's label.
-func assertNoContainer(t *testing.T, id string) {
-	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	require.NoError(t, err)
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
-		All:     true,
-		Filters: make(client.Filters).Add("label", testLabel+"="+id),
-	})
-	require.NoError(t, err)
-	assert.Empty(t, list.Items, "containers left behind")
-}
-
 func inspect(t *testing.T, id string) client.ContainerInspectResult {
 	t.Helper()
 	cli, err := client.New(client.FromEnv)
@@ -94,14 +67,14 @@ func inspect(t *testing.T, id string) client.ContainerInspectResult {
 
 func TestRunSimulator(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	start := time.Now()
 	ctr, err := Run(context.Background(), img,
 		serve.WithModel(model), serve.WithServedModelName("qwen-sim"), serve.WithDevMode(),
 		serve.WithVLLMArgs("--max-num-seqs", "64", "--fault-startup-delay", "2s"),
 		serve.WithStartupTimeout(2*time.Minute), label)
 	require.NoError(t, err)
-	defer assertNoContainer(t, id)
+	defer dockergate.AssertNoContainer(t, id)
 	defer func() { assert.NoError(t, ctr.Close()) }()
 	// The simulator answers 503 for its first 2s: Run waited for 200.
 	assert.GreaterOrEqual(t, time.Since(start), 2*time.Second)
@@ -140,7 +113,7 @@ func TestRunSimulator(t *testing.T) {
 
 func TestRunBadArgumentCarriesTheLogs(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	_, parseErr := vllmsim.ParseServeArgs([]string{"--model", model, "--max-num-seqs", "banana"})
 	require.Error(t, parseErr)
 	want := "llmslo sim: " + parseErr.Error()
@@ -158,12 +131,12 @@ func TestRunBadArgumentCarriesTheLogs(t *testing.T) {
 	assert.NoError(t, se.LogsErr)
 	assert.NoError(t, se.CleanupErr)
 	assert.Less(t, time.Since(start), 2*time.Minute, "an exit is noticed on the next poll, not at the timeout")
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 func TestRunNeverShowsTheToken(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	// The simulator repeats the bad value in its error: the token reaches
 	// the container's log.
 	ctr, err := Run(context.Background(), img, serve.WithModel(model), serve.WithHFToken(fakeToken),
@@ -179,12 +152,12 @@ func TestRunNeverShowsTheToken(t *testing.T) {
 	for _, l := range se.Logs {
 		assert.NotContains(t, l, fakeToken)
 	}
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 func TestRunNeverHealthy(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	ctr, err := Run(context.Background(), img, serve.WithModel(model),
 		serve.WithVLLMArgs("--fault-startup-delay", "1h"), serve.WithStartupTimeout(3*time.Second), label)
 	assert.Nil(t, ctr)
@@ -193,29 +166,29 @@ func TestRunNeverHealthy(t *testing.T) {
 	var se *serve.StartError
 	require.ErrorAs(t, err, &se)
 	assert.NotEmpty(t, se.Logs, "the server's own log lines are attached")
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 func TestRunCancelledRemovesTheContainer(t *testing.T) {
 	img := simImage(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2*time.Second, cancel)
 	ctr, err := Run(ctx, img, serve.WithModel(model), serve.WithVLLMArgs("--fault-startup-delay", "1h"), label)
 	assert.Nil(t, ctr)
 	require.ErrorIs(t, err, context.Canceled)
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 // A missing image is pulled; with no registry the pull fails, and says so.
 func TestRunPullsAMissingImage(t *testing.T) {
 	dockergate.Require(t)
-	label, id := labelled(t)
+	label, id := dockergate.Labelled(t, serve.WithLabels)
 	ctr, err := Run(context.Background(), "llmslo/never-built:none", serve.WithModel(model), label)
 	assert.Nil(t, ctr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "image llmslo/never-built:none is not on the Docker engine, and pulling it failed")
-	assertNoContainer(t, id)
+	dockergate.AssertNoContainer(t, id)
 }
 
 func TestRunGPUWithoutNVIDIARuntime(t *testing.T) {
