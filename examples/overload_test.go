@@ -22,7 +22,7 @@ import (
 // and TTFT measured from when each user arrived breaks the SLO.
 func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 	ctx := context.Background()
-	s, err := load.Open(ctx, slotest.NewConfig(
+	plan, err := slotest.NewPlan(
 		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),
 		slotest.WithFixture("fixed:512:64"),
 		slotest.WithRates(12),
@@ -30,13 +30,15 @@ func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 		slotest.WithDuration(5*time.Second),
 		slotest.WithWarmup(0),
 		slotest.WithSLO("ttft.p90<=2s"),
-	))
+	)
+	require.NoError(t, err)
+	s, err := load.Open(ctx, plan)
 	require.NoError(t, err)
 	defer s.Close()
 
 	closed, err := s.ClosedLoop(ctx, 8)
 	require.NoError(t, err)
-	open, err := s.Step(ctx, 12, 0, -1)
+	open, err := s.Step(ctx, 12)
 	require.NoError(t, err)
 
 	t.Logf("closed loop: %.1f req/s, TTFT p90 %.0f ms: %s", closed.RateTarget, closed.TTFT.P90, closed.Verdict)

@@ -22,7 +22,7 @@ import (
 func TestWarmCacheIsCaught(t *testing.T) {
 	srv := vllmsim.NewServer(vllmsim.Config{})
 	defer srv.Close()
-	cfg := slotest.NewConfig(
+	plan, err := slotest.NewPlan(
 		slotest.WithTarget(srv.URL),
 		slotest.WithFixture("azure-code-2023"), // long prompts, no shared prefixes: 0% hits expected
 		slotest.WithRates(4),
@@ -32,10 +32,11 @@ func TestWarmCacheIsCaught(t *testing.T) {
 		slotest.WithSalt(false),
 		slotest.WithResetPrefixCache(false),
 	)
-	ctx := context.Background()
-	first, err := load.Measure(ctx, cfg)
 	require.NoError(t, err)
-	again, err := load.Measure(ctx, cfg)
+	ctx := context.Background()
+	first, err := load.Measure(ctx, plan)
+	require.NoError(t, err)
+	again, err := load.Measure(ctx, plan)
 	require.NoError(t, err)
 
 	cold, warm := first.Steps[0], again.Steps[0]

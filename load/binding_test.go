@@ -17,14 +17,12 @@ import (
 // rates (below and above its knee) with constant arrivals.
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
-	cfg := DefaultConfig()
-	sim, err := vllmsim.ParseServeArgs(simArgs)
-	require.NoError(t, err)
-	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
-	cfg.Fixture, cfg.Rates, cfg.Arrival = fixture, rates, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, slos
+	cfg := DefaultPlan()
+	cfg.Target = simArgsTarget(t, simArgs...)
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, fixture), rates, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, testSLOs(t, slos...)
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, 0)
+	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)
 	require.NotNil(t, rep.Capacity)
 	return rep
@@ -76,12 +74,12 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 // The tuning loop: raising the flag that binds moves the knee up; raising
 // one that does not leaves it where it was.
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.SimArgs = []string{"--max-num-seqs", "2"}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{2, 4, 8}, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg := DefaultPlan()
+	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{2, 4, 8}, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := SweepVariants(context.Background(), cfg, []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}, 1)
+	rep, err := Sweep(context.Background(), cfg, Search{Refine: 1, Variants: []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}})
 	require.NoError(t, err)
 	require.Len(t, rep.Variants, 3)
 	base, more, other := rep.Variants[0], rep.Variants[1], rep.Variants[2]
@@ -109,13 +107,12 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 		srv := vllmsim.NewServer(sim)
 		return StartedContainer{URL: srv.URL, Model: req.Model, Stop: func() error { srv.Close(); return nil }}, nil
 	})
-	cfg := DefaultConfig()
-	cfg.Target = TargetSpec{Target: TargetVLLM, Model: "acme/served", VLLMImage: "img", Container: starter,
-		VLLMArgs: []string{"--max-num-seqs", "1"}}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{1, 6}, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg := DefaultPlan()
+	cfg.Target = ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{1, 6}, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := SweepVariants(context.Background(), cfg, []string{"--max-num-seqs 8"}, 0)
+	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"--max-num-seqs 8"}})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, []string{"--max-num-seqs", "1", "--max-num-seqs", "8"}, got[0], "the variant's flags come after the base ones")
@@ -132,15 +129,12 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	// grows the queue by about 4 requests a second.
 	// Steps of 6 s: enough /metrics samples in the second half for the
 	// queue's rise even under the race detector, which slows the scraper.
-	cfg := DefaultConfig()
-	simArgs := []string{"--max-num-seqs", "2"}
-	sim, err := vllmsim.ParseServeArgs(simArgs)
-	require.NoError(t, err)
-	cfg.Target.Sim, cfg.SimArgs = sim, simArgs
-	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:128:64", []float64{2, 8}, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 6*time.Second, 0, []string{"ttft.p50<=60s"}
+	cfg := DefaultPlan()
+	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:128:64"), []float64{2, 8}, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 6*time.Second, 0, testSLOs(t, "ttft.p50<=60s")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, 0)
+	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)
 	require.NotNil(t, rep.Capacity)
 	require.Len(t, rep.Steps, 2)

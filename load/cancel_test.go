@@ -56,7 +56,7 @@ func TestPlannedCancellationsAreCountedApart(t *testing.T) {
 	p := constantPlan(t, engineClient(t, srv.URL), 100, 2*time.Second, 8, 20, "ttft.p50<=1s")
 	p.Cancel = dispatch.CancelPlan{Rate: 0.3, After: 100 * time.Millisecond, Seed: 5} // requests last 210 ms
 	lines := recordLines(t, &p)
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	const n = 200
@@ -98,7 +98,7 @@ func TestPlannedCancellationsAreCountedApart(t *testing.T) {
 
 // recordLines makes the plan write per-request records into memory; the
 // returned function closes them and decodes the lines.
-func recordLines(t *testing.T, p *Plan) func() []observe.RequestRecord {
+func recordLines(t *testing.T, p *stepPlan) func() []observe.RequestRecord {
 	t.Helper()
 	var buf bytes.Buffer
 	p.Records = observe.NewRecords(&buf)
@@ -125,7 +125,7 @@ func TestAbandonedRequestsAreAbortedByTheServer(t *testing.T) {
 	p := constantPlan(t, engineClient(t, srv.URL), 20, time.Second, 8, 1000, "error_rate<=1%")
 	p.Cancel = dispatch.CancelPlan{Rate: 1, After: 150 * time.Millisecond}
 	t0 := time.Now()
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Equal(t, 20, s.Requests.Abandoned, "%+v %v", s.Requests, s.Errors)

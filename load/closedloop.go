@@ -13,12 +13,12 @@ import (
 	"github.com/llmslo/llmslo/load/workload"
 )
 
-// RunClosedLoop measures the plan's workload with a closed loop of clients
+// runClosedLoop measures the plan's workload with a closed loop of clients
 // for the plan's Duration and judges the plan's SLOs on it, for contrast
 // with an open-loop step. Its report is named "closed=N"; it carries no
 // hazards, because the closed loop's trap is not one a hazard can see:
 // every request is on time by construction.
-func RunClosedLoop(ctx context.Context, p Plan, clients int, firstIndex int) (*report.StepReport, int, error) {
+func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int) (*report.StepReport, int, error) {
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}

@@ -1,15 +1,22 @@
-// Package load runs a measurement: step 7 of the data path
-// (docs/ARCHITECTURE.md), on top of all the others. It starts or reaches
-// the target (the in-process simulator, a URL, or a vLLM container),
-// prepares the workload from the fixture, and runs rate steps through one
-// loop, Session.Step: the schedule, the prefix-cache reset, the /metrics
-// scraper, the dispatcher and recorder, the client monitor, the judging,
-// the baseline comparison. Measure and Sweep run whole configurations;
-// RunStep and Run drive a plan built by hand (any Doer, any Workload).
-// A fixture with sessions is replayed as sessions, whose rates count
-// sessions per second (Plan.Sessions, docs/sessions.md).
+// Package load runs a measurement: the engine under both faces (package
+// slotest for go test, the llmslo command), and the last step of the data
+// path in docs/ARCHITECTURE.md. A Plan says everything about a run as
+// typed values: the Target (a server to start or reach), the fixture, the
+// rates, the arrival process, the SLOs, the hazard thresholds. Measure runs
+// it; Sweep bisects its rates for the knee, over server variants when
+// asked; Open returns a Measurement that runs a step at a time (slotest
+// makes each step a subtest) and can show a closed loop beside it. Every
+// step goes through one loop: the schedule (load/arrival), the prefix-cache
+// reset and the /metrics scraper (load/vllmapi), the dispatcher
+// (load/dispatch) sending requests (load/workload) through the streaming
+// client (load/client) into the recorder (load/observe, load/stats), then
+// the verdict (load/verdict) and the step's place in the report
+// (load/report). A fixture with sessions is replayed as sessions, whose
+// rates count sessions per second (docs/sessions.md).
 //
-// Both faces use it: package slotest (go test) and the llmslo command. It
-// knows nothing of testing: its errors say what happened, and the face
-// says how to fix it in its own terms (a test flag, a command-line flag).
+// The engine knows nothing of testing and reads no environment variable;
+// it links no simulator (vllmsim/simtarget makes the simulator a Target)
+// and no renderer (load/render writes a report out). Its errors say what
+// happened; the face says how to fix it in its own terms (a test option, a
+// command-line flag).
 package load

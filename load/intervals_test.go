@@ -27,7 +27,7 @@ func intervalStep(t *testing.T, srv *vllmsim.Server, rate float64, in, out int) 
 		})
 	}
 	p.Seed = 7
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	require.Zero(t, s.Requests.Failed, "%v", s.Errors)

@@ -69,7 +69,7 @@ func Merge(reps []*report.Report, names []string) (*report.Report, error) {
 	return out, nil
 }
 
-// dueOf is how many of a step's requests were due, as RunStep counts them
+// dueOf is how many of a step's requests were due, as runStep counts them
 // for goodput: all those scheduled, or for a step cut short those whose
 // time had come and that the cut did not cancel.
 func dueOf(s *report.StepReport) int {
@@ -82,7 +82,7 @@ func dueOf(s *report.StepReport) int {
 // mergedJudging is what the shards' steps were judged against, read back
 // from a shard's report.
 func mergedJudging(r *report.Report) (verdict.Config, error) {
-	c := verdict.Config{Strict: r.Shard.Strict, InProcessServer: r.Target.Kind == TargetSim}
+	c := verdict.Config{Strict: r.Shard.Strict, InProcessServer: r.Target.Kind == KindSim}
 	for _, sp := range r.SLO {
 		s, err := verdict.SLOFromSpec(sp)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
@@ -50,7 +51,7 @@ func synthOutcomes(n int, measureFrom time.Time) []client.Outcome {
 	return out
 }
 
-// stepFrom records the outcomes kept by keep as RunStep would and judges
+// stepFrom records the outcomes kept by keep as runStep would and judges
 // the step: the whole schedule's step, or one shard's.
 func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c verdict.Config, keep func(k int) bool) report.StepReport {
 	rec := observe.NewRecorder(measureFrom, d, verdict.GoodputLimits(c.SLOs), observe.LengthCheck{Tolerance: 0.01})
@@ -89,15 +90,15 @@ func testJudging(t *testing.T) verdict.Config {
 // running --shard i/n would write them.
 func shardReports(t *testing.T, outs []client.Outcome, n int, measureFrom time.Time, d time.Duration) ([]*report.Report, []string) {
 	c := testJudging(t)
-	cfg := Config{Shard: Shard{Count: n}, StartAt: measureFrom.Add(-200 * time.Millisecond), Rates: []float64{43},
-		Arrival: "poisson", Duration: d, Warmup: 200 * time.Millisecond, API: workload.APICompletions}
+	cfg := Plan{Shard: Shard{Count: n}, StartAt: measureFrom.Add(-200 * time.Millisecond), Rates: []float64{43},
+		Arrival: arrival.Spec{Kind: arrival.Poisson}, Duration: d, Warmup: 200 * time.Millisecond, API: workload.APICompletions}
 	var reps []*report.Report
 	var names []string
 	for i := range n {
 		cfg.Shard.Index = i
 		r := &report.Report{Version: report.Version, Seed: 5, Shard: cfg.shardInfo(),
 			Fixture: &fixtures.Info{Name: "fixed:100:6", Requests: 1, OutputTokens: fixtures.Dist{Mean: 6}},
-			Target:  report.TargetInfo{Kind: TargetURL, URL: "http://server:8000", Model: "m"}}
+			Target:  report.TargetInfo{Kind: KindURL, URL: "http://server:8000", Model: "m"}}
 		for _, s := range verdict.Guarded(c.SLOs) {
 			r.SLO = append(r.SLO, s.Spec())
 		}

@@ -56,13 +56,13 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
-	p := Plan{
+	p := stepPlan{
 		Doer: c, Workload: fixedWorkload(64, 20), Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
 		SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds(),
 	}
 	records := recordLines(t, &p)
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 1)
 	s := rep.Steps[0]
@@ -143,9 +143,9 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
-	p := Plan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
+	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 3 * time.Second, DrainTimeout: 20 * time.Second, SLOs: slos, Thresholds: quietThresholds()}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	open := rep.Steps[0]
 	assert.Equal(t, report.VerdictFail, open.Verdict)
@@ -173,9 +173,9 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	p := Plan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
+	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 3 * time.Second, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
@@ -206,12 +206,12 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
 			require.NoError(t, err)
 			defer c.Close()
-			p := Plan{Doer: c, Workload: fixedWorkload(8, 4), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			p := stepPlan{Doer: c, Workload: fixedWorkload(8, 4), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 				Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"),
 				Thresholds: quietThresholds()}
 			done := make(chan struct{})
 			var rep *report.Report
-			go func() { defer close(done); rep, err = Run(context.Background(), p) }()
+			go func() { defer close(done); rep, err = runPlan(context.Background(), p) }()
 			select {
 			case <-done:
 			case <-time.After(20 * time.Second):
@@ -245,9 +245,9 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 func TestNoUsageIsCountedAndReported(t *testing.T) {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
-	p := Plan{Doer: c, Workload: fixedWorkload(8, 5), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 5), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Equal(t, 10, s.Requests.Completed)
@@ -260,9 +260,9 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	// notwithstanding.
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
-	p := Plan{Doer: c, Workload: fixedWorkload(8, 20), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 20), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.True(t, s.HasHazard(verdict.HazardLengthMismatch), "%+v", s.Hazards)
@@ -271,7 +271,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 
 	// A server that honours the lengths: no hazard.
 	p.Doer = engineClient(t, pacedSim(t, 0, 0, vllmsim.Faults{}).URL)
-	rep, err = Run(context.Background(), p)
+	rep, err = runPlan(context.Background(), p)
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].HasHazard(verdict.HazardLengthMismatch), "%+v", rep.Steps[0].Hazards)
 }
@@ -281,10 +281,10 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	p := Plan{Doer: c, Workload: fixedWorkload(8, 2), Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 2), Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
 		Duration: 10 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
 	start := time.Now()
-	rep, err := Run(ctx, p)
+	rep, err := runPlan(ctx, p)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 3*time.Second)
 	require.NotNil(t, rep)

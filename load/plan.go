@@ -3,134 +3,184 @@ package load
 import (
 	"errors"
 	"fmt"
-	"math"
-	"net/http"
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/dispatch"
-	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
 )
 
-// Plan is a whole run: one step per rate, each with an unmeasured warm-up.
+// Defaults of a Plan.
+const (
+	DefaultFixture  = "azure-conv-2023"
+	DefaultDuration = 60 * time.Second
+	DefaultWarmup   = 10 * time.Second
+	DefaultSeed     = 1
+)
+
+// DefaultRates are the rate steps when none are given: a moderate rate and
+// twice it. At the default 60 s each gives the 200 requests a p95 needs.
+var DefaultRates = []float64{4, 8}
+
+// Plan is a whole measurement, as typed values: what each face (slotest,
+// the llmslo command) builds from its own input once, at its edge, and what
+// Measure, Sweep and Open take. DefaultPlan holds the defaults; a Plan needs
+// a Target and a Fixture besides.
 type Plan struct {
-	Target   report.TargetInfo
-	Doer     dispatch.Doer
-	Workload workload.Workload
-	// Fixture describes the workload in the report.
-	Fixture *fixtures.Info
-	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
-	// which the warm_cache hazard judges the server's hit rate.
-	ExpectedPrefixHitRate float64
-	// Trace holds the fixture's arrival offsets, for trace arrivals.
-	Trace []time.Duration
-	// Sessions, when set, makes each step replay sessions instead of
-	// requests (docs/sessions.md): each arrival starts one, and rates
-	// count sessions per second. Workload may then be nil.
-	Sessions *SessionReplay
-
-	Rates   []float64
-	Arrival arrival.Spec
-	// Process, when set, computes each step's schedule (warm-up and
-	// measured window as one) instead of Arrival: a custom arrival process.
-	Process  arrival.Process
-	Duration time.Duration // measured part of each step
-	Warmup   time.Duration // unmeasured traffic before each step, at the step's rate
+	// Target is the server to measure: started (the simulator, a
+	// container) or reached (a URL) when the measurement opens.
+	Target Target
+	// Fixture holds the request lengths to replay (and sessions, and
+	// arrival times, when it has them); package fixtures/formats opens
+	// one by name or path.
+	Fixture  *fixtures.Fixture
+	Rates    []float64
+	Arrival  arrival.Spec
+	Duration time.Duration
+	Warmup   time.Duration
 	Seed     int64
-
-	SLOs   []verdict.SLO
+	API      workload.API
+	// SLOs are the objectives each step is judged on (verdict.ParseSLOs
+	// reads their text form); the error-rate guard is added when absent.
+	SLOs []verdict.SLO
+	// Strict passes a latency SLO only when the upper end of its 95%
+	// interval is within the limit.
 	Strict bool
-
-	MaxInFlight  int
-	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration
-	// Cancel abandons a drawn fraction of requests mid-stream.
-	Cancel dispatch.CancelPlan
-	// Records, when set, receives a record of every request, warm-up
-	// included, and is flushed at the end of each step.
-	Records *observe.Records
-
-	// BaseURL and HTTPClient reach the server's /metrics and
-	// /reset_prefix_cache. An empty BaseURL disables both.
-	BaseURL    string
-	HTTPClient *http.Client
-	// ResetPrefixCache asks the server to drop its prefix cache before
-	// each step (reported either way).
+	// StarvedRetries measures a step again, up to this many times, when
+	// its only hazard is client_saturation: a starved client says nothing
+	// of the server, and a shared CI machine starves one now and then.
+	// Each discarded attempt is listed in the kept step's Retried. Not with
+	// a start time (shards): those steps keep a common clock.
+	StarvedRetries int
+	MaxInFlight    int
+	// StallTimeout abandons a request when no byte of its response came
+	// for this long (client default 60s); RequestTimeout abandons one that
+	// took this long in all (client default 10m). An abandoned request
+	// counts against the error rate and enters TTFT and E2EL as a lower
+	// bound: what the user had waited when the client gave up.
+	StallTimeout   time.Duration
+	RequestTimeout time.Duration
+	// CancelRate abandons that fraction of requests CancelAfter after
+	// their intended send time, closing the connection as a user pressing
+	// stop does.
+	// Which requests is a draw on Seed and the request's index. They are
+	// counted as abandoned: not failures, and out of the error rate, of
+	// goodput's denominator and of the latency percentiles.
+	CancelRate  float64
+	CancelAfter time.Duration
+	// RequestsOut, when set, receives one JSON line per request
+	// (docs/requests.md).
+	RequestsOut string
+	// DrainTimeout bounds the wait for in-flight requests after a step's
+	// last send; zero means the larger of 30s and the step's duration.
+	DrainTimeout time.Duration
+	// ThinkTimeScale multiplies every think time of a session replay
+	// (default 1; it must be positive); MaxThink, when positive, caps a
+	// scaled think time. See docs/sessions.md.
+	ThinkTimeScale float64
+	MaxThink       time.Duration
+	// Salt puts a per-run nonce in every prompt so nothing is served from
+	// a previous run's cache; ResetPrefixCache resets the server's prefix
+	// cache before each step where it allows. Both default to true; with
+	// both off, re-runs send identical prompts to a warm cache.
+	Salt             bool
 	ResetPrefixCache bool
-	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
-	ScrapeEvery time.Duration
-
-	Thresholds verdict.Thresholds
-	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown),
-	// for naming what binds a failing step.
-	MaxNumSeqs int
-
-	// Progress, when set, watches each step as it runs.
+	Thresholds       verdict.Thresholds
+	// MaxModelLen clips requests that would not fit (input + output), and
+	// the report counts them; zero means the max_model_len the server
+	// reports in GET /v1/models, as vLLM does, and no clipping when it
+	// reports none.
+	MaxModelLen int
+	// Baseline, when set, is a recorded report (LoadBaseline) each step is
+	// compared with; BaselineTolerance is the slowdown allowed, and
+	// BaselineHint says how a user records one again in the face they
+	// use, for errors.
+	Baseline          *report.Report
+	BaselineTolerance float64
+	BaselineHint      string
+	// Progress watches each step as it runs (internal/progress draws it
+	// for the faces); nil means none.
 	Progress Progress
-	// OnStep is called after each step with its report.
-	OnStep func(report.StepReport)
-
-	// Shard sends only the shard's share of each schedule; StartAt is the
-	// shared start of the first step and StepStart the start of the step
-	// being run (set by Session.Step), zero for as soon as it is ready.
-	Shard     Shard
-	StartAt   time.Time
-	StepStart time.Time
-	// StepIndex and StepCount are the step's place in the run, for
-	// Progress (set by Session.Step; zero when unknown).
-	StepIndex, StepCount int
+	// Shard makes the process send only its share of each step's schedule
+	// (see Shard); StartAt, when set, is the wall-clock instant the first
+	// step starts at, shared by all shards, and later steps start at fixed
+	// offsets from it (docs/sharding.md).
+	Shard   Shard
+	StartAt time.Time
 }
 
-// StepName is the name of the step at a rate, as a subtest would be called.
-func StepName(a arrival.Spec, rate float64) string {
-	if a.Kind == arrival.Trace && a.Speed > 0 {
-		return fmt.Sprintf("trace=%gx", a.Speed)
+// DefaultPlan returns a Plan holding every default but the target and the
+// fixture, which the face chooses (both faces default to the simulator and
+// DefaultFixture).
+func DefaultPlan() Plan {
+	return Plan{
+		Rates:            append([]float64(nil), DefaultRates...),
+		Arrival:          arrival.Spec{Kind: arrival.Poisson},
+		Duration:         DefaultDuration,
+		Warmup:           DefaultWarmup,
+		Seed:             DefaultSeed,
+		API:              workload.APICompletions,
+		SLOs:             verdict.DefaultSLOs(),
+		Salt:             true,
+		ResetPrefixCache: true,
+		ThinkTimeScale:   1,
 	}
-	return fmt.Sprintf("rate=%g", rate)
 }
 
-// Steps lists the rates a plan runs: its Rates, or one step for a trace
-// replayed at its own pace.
-func (p *Plan) Steps() []float64 {
-	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
-		return []float64{0}
-	}
-	return p.Rates
-}
-
-func (p *Plan) validate() error {
+func (c *Plan) validate() error {
 	switch {
-	case p.Doer == nil:
-		return errors.New("plan has no Doer")
-	case p.Workload == nil && p.Sessions == nil:
-		return errors.New("plan has no Workload")
-	case p.Sessions != nil:
-		if err := p.Sessions.validate(); err != nil {
-			return err
-		}
-	case p.Duration <= 0:
-		return errors.New("step duration must be positive")
-	case p.Warmup < 0:
-		return errors.New("warm-up must not be negative")
-	case len(p.Steps()) == 0:
-		return errors.New("plan has no rates")
+	case c.Target == nil:
+		return errors.New("the plan has no target")
+	case c.Fixture == nil:
+		return errors.New("the plan has no fixture")
+	case c.Arrival.Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
+		return fmt.Errorf("--arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
 	}
-	for _, r := range p.Steps() {
-		if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.Trace) {
-			return fmt.Errorf("bad rate %g", r)
+	if c.Duration <= 0 {
+		return fmt.Errorf("step duration %v must be positive", c.Duration)
+	}
+	if c.Warmup < 0 {
+		return fmt.Errorf("warm-up %v must not be negative", c.Warmup)
+	}
+	for _, r := range c.Rates {
+		if r <= 0 {
+			return fmt.Errorf("rate %g must be positive", r)
 		}
 	}
-	return nil
+	if err := c.Thresholds.Validate(); err != nil {
+		return err
+	}
+	if c.StarvedRetries < 0 {
+		return fmt.Errorf("StarvedRetries %d must not be negative", c.StarvedRetries)
+	}
+	if err := c.validateThink(); err != nil {
+		return err
+	}
+	if err := c.validateCancel(); err != nil {
+		return err
+	}
+	return c.validateShard()
 }
 
-// NewReport starts a report for the plan; Run fills its steps.
-func (p *Plan) NewReport() *report.Report {
-	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
-	for _, s := range verdict.Guarded(p.SLOs) {
-		r.SLO = append(r.SLO, s.Spec())
+// baselineHint says how to record a baseline, for errors.
+func (c *Plan) baselineHint() string {
+	if c.BaselineHint != "" {
+		return c.BaselineHint
 	}
-	return r
+	return "Plan.UpdateBaseline"
+}
+
+// DrainBound is how long a step waits for its last requests after its last
+// send: DrainTimeout, or the larger of the dispatcher's default and the
+// step's duration.
+func (c *Plan) DrainBound() time.Duration { return drainBound(c.DrainTimeout, c.Duration) }
+
+func drainBound(set, step time.Duration) time.Duration {
+	if set > 0 {
+		return set
+	}
+	return max(dispatch.DefaultDrainTimeout, step)
 }

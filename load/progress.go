@@ -17,7 +17,7 @@ type Progress interface {
 	// watcher must not read Snapshot after it returns.
 	StepStarted(StepProgress) (stop func())
 	// StepEnded is called with each step's report once it is judged
-	// (and compared with a baseline), by a Session.
+	// (and compared with a baseline), by a Measurement.
 	StepEnded(*report.StepReport)
 }
 

@@ -61,10 +61,10 @@ func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 	const ttft, itl, after = 50.0, 60.0, 140.0 // ms; tokens at 50, 110, 170, ...: 30 ms either side of the cut
 	srv := pacedSim(t, ttft*time.Millisecond, itl*time.Millisecond, vllmsim.Faults{})
 	path := filepath.Join(t.TempDir(), "out", "requests.jsonl")
-	cfg := DefaultConfig()
-	cfg.Target.Target, cfg.Fixture, cfg.Arrival = srv.URL, "fixed:8:6", "constant"
+	cfg := DefaultPlan()
+	cfg.Target, cfg.Fixture, cfg.Arrival = URLTarget{URL: srv.URL}, testFixture(t, "fixed:8:6"), testSpec(t, "constant")
 	cfg.Rates, cfg.Duration, cfg.Warmup = []float64{10}, time.Second, 500*time.Millisecond
-	cfg.SLOs = []string{"ttft.p50<=1s"}
+	cfg.SLOs = testSLOs(t, "ttft.p50<=1s")
 	cfg.Thresholds.Off = []string{"too_few_samples", "client_saturation"}
 	cfg.CancelRate, cfg.CancelAfter = 0.4, after*time.Millisecond
 	cfg.RequestsOut = path

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func saturationPlan(t *testing.T, rate float64, d time.Duration) Plan {
+func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	return Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1), Rates: []float64{rate},
+	return stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1), Rates: []float64{rate},
 		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: d, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
 }
 
@@ -29,7 +29,7 @@ func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	stop := busy.Loops(4)
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	stop()
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -45,7 +45,7 @@ func TestClientSaturationQuietAtAModestRate(t *testing.T) {
 		t.Skip("a send-lag figure: the race detector makes every client late; run without -race")
 	}
 	p := saturationPlan(t, 50, 3*time.Second)
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.False(t, s.HasHazard(verdict.HazardClientSaturation), "hazards %+v, send lag %+v, client %+v", s.Hazards, s.SendLag, s.Client)
@@ -56,10 +56,10 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := Plan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5), Rates: []float64{50},
+	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5), Rates: []float64{50},
 		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 500 * time.Millisecond, MaxInFlight: 2,
 		SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Positive(t, s.Requests.Dropped)

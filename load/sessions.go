@@ -41,7 +41,7 @@ func (r *SessionReplay) validate() error {
 	return nil
 }
 
-func (c *Config) validateThink() error {
+func (c *Plan) validateThink() error {
 	if !(c.ThinkTimeScale > 0) || math.IsInf(c.ThinkTimeScale, 0) {
 		return fmt.Errorf("think time scale %g must be a positive number (1 replays think times as recorded)", c.ThinkTimeScale)
 	}
@@ -54,42 +54,42 @@ func (c *Config) validateThink() error {
 // useSessions makes the session replay a fixture with sessions: arrivals
 // start sessions, a trace replay takes the sessions' own start times, and
 // warm_cache expects the hit rate that reuse inside sessions implies.
-func (s *Session) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
+func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 	ss, err := g.Sessions()
 	if err != nil {
 		return // cannot happen: fx has sessions
 	}
 	s.sessions = ss
 	s.rows = ss.Len()
-	s.plan.Sessions = &SessionReplay{Source: ss, ThinkScale: s.cfg.ThinkTimeScale, MaxThink: s.cfg.MaxThink,
+	s.engine.Sessions = &SessionReplay{Source: ss, ThinkScale: s.plan.ThinkTimeScale, MaxThink: s.plan.MaxThink,
 		ThinkIsGap: fx.Provenance.ThinkIsGap}
-	s.plan.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
-	s.plan.Trace = nil
+	s.engine.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
+	s.engine.Trace = nil
 	if fx.Provenance.SessionsTimed {
 		offs := make([]time.Duration, len(fx.Sessions))
 		for i, root := range fx.Sessions {
 			offs[i] = root.StartOffset
 		}
 		if slices.IsSorted(offs) {
-			s.plan.Trace = offs
+			s.engine.Trace = offs
 		}
 	}
 }
 
 // prepareSessions measures the chat prompts of the sessions the next step
 // may start, before it starts: their turns are not built on the send path.
-func (s *Session) prepareSessions(ctx context.Context, rate float64, p Plan) error {
-	if s.sessions == nil || s.cfg.API != workload.APIChat {
+func (s *Measurement) prepareSessions(ctx context.Context, rate float64, p stepPlan) error {
+	if s.sessions == nil || s.plan.API != workload.APIChat {
 		return nil
 	}
 	ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 8
 	return s.sessions.PrepareSessions(ctx, s.next, s.next+ahead)
 }
 
-// runSessionStep is RunStep for a session replay: the same loop, with the
+// runSessionStep is runStep for a session replay: the same loop, with the
 // session dispatcher, and the recorder's figures joined by the sessions'
 // and the turns' by position.
-func runSessionStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report.StepReport, int, error) {
+func runSessionStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*report.StepReport, int, error) {
 	if p.Shard.Sharded() {
 		// A merged report would need each shard's turns by position, and
 		// rates that count sessions: not there yet.

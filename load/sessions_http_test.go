@@ -82,10 +82,10 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ss.PrepareSessions(context.Background(), 0, 2))
 	log := &turnLogger{c: c}
-	p := Plan{Doer: log, Sessions: &SessionReplay{Source: ss}, Rates: []float64{4},
+	p := stepPlan{Doer: log, Sessions: &SessionReplay{Source: ss}, Rates: []float64{4},
 		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 500 * time.Millisecond,
 		DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.Equal(t, 2, st.Sessions.Completed, "two sessions start in 0.5 s at 4 sessions/s")

@@ -80,25 +80,25 @@ func smallWeka(t *testing.T) (string, *fixtures.Fixture) {
 // sessionOnSim replays the small WEKA folder at 3 sessions/s for 1 s on
 // the simulator with exact timing (20 ms TTFT, 1 ms ITL), think times at a
 // hundredth and capped at 50 ms.
-func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixture, *vllmsim.Server, func() (float64, *Session)) {
+func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixture, *vllmsim.Server, func() (float64, *Measurement)) {
 	dir, fx := smallWeka(t)
 	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 65536,
 		Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: time.Millisecond}})
 	t.Cleanup(srv.Close)
-	cfg := DefaultConfig()
-	cfg.Target.Target, cfg.Fixture, cfg.API = srv.URL, dir, api
-	cfg.Rates, cfg.Arrival, cfg.Duration, cfg.Warmup = []float64{3}, "constant", time.Second, 0
+	cfg := DefaultPlan()
+	cfg.Target, cfg.Fixture, cfg.API = URLTarget{URL: srv.URL}, testFixture(t, dir), api
+	cfg.Rates, cfg.Arrival, cfg.Duration, cfg.Warmup = []float64{3}, testSpec(t, "constant"), time.Second, 0
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
-	cfg.SLOs = []string{"ttft.p50<=40ms", "error_rate<=0%"}
+	cfg.SLOs = testSLOs(t, "ttft.p50<=40ms", "error_rate<=0%")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples, verdict.HazardNotSteady}
 	s, err := Open(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	log := &turnLogger{c: s.client}
-	s.Plan().Doer = log
-	run := func() (float64, *Session) {
+	s.engine.Doer = log
+	run := func() (float64, *Measurement) {
 		before := srv.Stats()
-		_, err := s.Step(context.Background(), 3, 0, -1)
+		_, err := s.Step(context.Background(), 3)
 		require.NoError(t, err)
 		after := srv.Stats()
 		return float64(after.PrefixHitTokens-before.PrefixHitTokens) / float64(after.PrefixQueryTokens-before.PrefixQueryTokens), s
@@ -192,18 +192,19 @@ func TestSessionReplayOnTheSimulatorChat(t *testing.T) {
 }
 
 func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
-	for _, set := range []func(*Config){
-		func(c *Config) { c.ThinkTimeScale = 0 },
-		func(c *Config) { c.ThinkTimeScale = -1 },
-		func(c *Config) { c.MaxThink = -time.Second },
+	for _, set := range []func(*Plan){
+		func(c *Plan) { c.ThinkTimeScale = 0 },
+		func(c *Plan) { c.ThinkTimeScale = -1 },
+		func(c *Plan) { c.MaxThink = -time.Second },
 	} {
-		cfg := DefaultConfig()
+		cfg := DefaultPlan()
+		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), testFixture(t, "fixed:8:2")
 		set(&cfg)
 		_, err := Open(context.Background(), cfg)
 		assert.ErrorContains(t, err, "think time", "%+v %v", cfg.ThinkTimeScale, cfg.MaxThink)
 	}
-	p := Plan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Rates: []float64{1}, Duration: time.Second}
-	_, err := Run(context.Background(), p)
+	p := stepPlan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Rates: []float64{1}, Duration: time.Second}
+	_, err := runPlan(context.Background(), p)
 	assert.ErrorContains(t, err, "no Source")
 
 	g, err := workload.New(conversationFixture(t), workload.Options{})
@@ -211,6 +212,6 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 	ss, err := g.Sessions()
 	require.NoError(t, err)
 	p.Sessions.Source, p.Shard = ss, Shard{Index: 0, Count: 2}
-	_, _, err = RunStep(context.Background(), p, 1, 0)
+	_, _, err = runStep(context.Background(), p, 1, 0)
 	assert.ErrorContains(t, err, "cannot be sharded")
 }

@@ -69,7 +69,7 @@ func ParseStartAt(v string) (time.Time, error) {
 const MaxStartLate = time.Second
 
 // validateShard checks what sharding asks of the rest of the config.
-func (c *Config) validateShard() error {
+func (c *Plan) validateShard() error {
 	if err := c.Shard.validate(); err != nil {
 		return err
 	}
@@ -84,13 +84,13 @@ func (c *Config) validateShard() error {
 	if !c.Shard.Sharded() {
 		return nil
 	}
-	kind := strings.TrimSpace(c.Target.Target)
+	_, shared := c.Target.(URLTarget)
 	switch {
 	case c.StartAt.IsZero():
 		return errors.New("a shard needs a start time shared by all shards (--start-at, SLOTEST_START_AT)")
-	case !strings.HasPrefix(kind, "http://") && !strings.HasPrefix(kind, "https://"):
-		return fmt.Errorf("shards must measure one shared server: target %q starts a server of each shard's own; give its URL", firstNonEmpty(kind, TargetSim))
-	case c.Baseline != "":
+	case !shared:
+		return errors.New("shards must measure one shared server: the target starts a server of each shard's own; give its URL")
+	case c.Baseline != nil:
 		return errors.New("a shard holds a share of the samples: compare the merged report with a baseline, not a shard")
 	}
 	return nil
@@ -109,7 +109,7 @@ func checkStartAt(at time.Time) error {
 // sharedSalt is the prompt salt of a run with a start time: derived from
 // the seed and the start, so every shard salts request k alike and a run
 // at another start gets fresh prompts. Empty: a random salt per process.
-func (c *Config) sharedSalt() string {
+func (c *Plan) sharedSalt() string {
 	if c.StartAt.IsZero() || !c.Salt {
 		return ""
 	}
@@ -117,14 +117,14 @@ func (c *Config) sharedSalt() string {
 }
 
 // shardInfo is what the report says of the shard.
-func (c *Config) shardInfo() *report.ShardInfo {
+func (c *Plan) shardInfo() *report.ShardInfo {
 	if !c.Shard.Sharded() {
 		return nil
 	}
 	th, _ := json.Marshal(c.Thresholds) // plain data: it cannot fail
 	return &report.ShardInfo{
 		Index: c.Shard.Index, Count: c.Shard.Count, StartAt: c.StartAt.UTC(),
-		Rates: append([]float64(nil), c.Rates...), Arrival: c.Arrival,
+		Rates: append([]float64(nil), c.Rates...), Arrival: c.Arrival.String(),
 		DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds(), DrainS: c.DrainBound().Seconds(),
 		API: string(c.API), Strict: c.Strict, Thresholds: th,
 	}
@@ -133,7 +133,7 @@ func (c *Config) shardInfo() *report.ShardInfo {
 // shardSchedule keeps the shard's share of a step's schedule: offsets k
 // with k ≡ Index (mod Count), and a workload that builds slot j of the
 // share as request firstIndex+Index+j·Count of the whole.
-func (p *Plan) shardSchedule(sched []time.Duration, firstIndex int) ([]time.Duration, workload.Workload, int) {
+func (p *stepPlan) shardSchedule(sched []time.Duration, firstIndex int) ([]time.Duration, workload.Workload, int) {
 	sh := p.Shard
 	if !sh.Sharded() {
 		return sched, p.Workload, firstIndex
@@ -154,7 +154,7 @@ func (p *Plan) shardSchedule(sched []time.Duration, firstIndex int) ([]time.Dura
 // stepStart returns the plan's shared StepStart (zero when it has none)
 // after waiting until shortly before it, so that the prefix-cache reset
 // that follows comes after every shard's previous step.
-func (p *Plan) stepStart(ctx context.Context) (time.Time, error) {
+func (p *stepPlan) stepStart(ctx context.Context) (time.Time, error) {
 	if p.StepStart.IsZero() {
 		return time.Time{}, nil
 	}
@@ -181,16 +181,16 @@ const startLead = 250 * time.Millisecond
 // nextStepStart sets the step's shared start and advances the session's
 // offset: step k starts at StartAt plus the previous steps' warm-up,
 // duration and drain bound, so shards stay aligned without talking.
-func (s *Session) nextStepStart(p *Plan) error {
-	if s.plan.Sessions != nil && (s.plan.Shard.Sharded() || !s.plan.StartAt.IsZero()) {
+func (s *Measurement) nextStepStart(p *stepPlan) error {
+	if s.engine.Sessions != nil && (s.engine.Shard.Sharded() || !s.engine.StartAt.IsZero()) {
 		// A session's turns follow one another on one client, and its
 		// step starts when it is ready (runSessionStep).
 		return errors.New("a session replay cannot be sharded or started at a set time")
 	}
-	if s.plan.StartAt.IsZero() {
+	if s.engine.StartAt.IsZero() {
 		return nil
 	}
-	p.StepStart = s.plan.StartAt.Add(s.startOffset)
+	p.StepStart = s.engine.StartAt.Add(s.startOffset)
 	if s.startOffset == 0 {
 		if err := checkStartAt(p.StepStart); err != nil {
 			return err
@@ -202,8 +202,8 @@ func (s *Session) nextStepStart(p *Plan) error {
 
 // prepareAhead builds the prompts of the step's requests from s.next ahead
 // of the step (a shard only its own share).
-func (s *Session) prepareAhead(ctx context.Context, n int) error {
-	sh := s.plan.Shard
+func (s *Measurement) prepareAhead(ctx context.Context, n int) error {
+	sh := s.engine.Shard
 	if !sh.Sharded() {
 		return s.generator.PrepareRange(ctx, s.next, s.next+n)
 	}

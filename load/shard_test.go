@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +32,7 @@ func TestParseShardAndStartAt(t *testing.T) {
 }
 
 func TestShardsTogetherSendTheWholeSchedule(t *testing.T) {
-	p := Plan{Workload: fixedWorkload(8, 2), Arrival: arrival.Spec{Kind: arrival.Poisson}, Warmup: time.Second, Duration: 3 * time.Second}
+	p := stepPlan{Workload: fixedWorkload(8, 2), Arrival: arrival.Spec{Kind: arrival.Poisson}, Warmup: time.Second, Duration: 3 * time.Second}
 	sched, err := p.schedule(20, 7)
 	require.NoError(t, err)
 	const first, n = 100, 3
@@ -58,52 +60,53 @@ func TestShardsTogetherSendTheWholeSchedule(t *testing.T) {
 }
 
 func TestShardConfigIsChecked(t *testing.T) {
-	base := DefaultConfig()
-	base.Rates, base.Target.Target = []float64{2}, "http://server:8000"
+	base := DefaultPlan()
+	base.Rates, base.Target = []float64{2}, URLTarget{URL: "http://server:8000"}
 	base.Shard, base.StartAt = Shard{Index: 0, Count: 2}, time.Now().Add(time.Minute)
+	base.Fixture = testFixture(t, "fixed:8:2")
 	require.NoError(t, base.validate())
 
-	cases := map[string]func(c *Config){
-		"needs a start time shared by all shards": func(c *Config) { c.StartAt = time.Time{} },
-		"one shared server":                       func(c *Config) { c.Target.Target = "sim" },
-		"compare the merged report":               func(c *Config) { c.Baseline = "gate.json" },
-		"passed":                                  func(c *Config) { c.StartAt = time.Now().Add(-3 * time.Second) },
-		"the index must be in [0, 2)":             func(c *Config) { c.Shard.Index = 2 },
-		"cannot measure one again":                func(c *Config) { c.StarvedRetries = 1 },
-		"must not be negative":                    func(c *Config) { c.Shard, c.StartAt, c.StarvedRetries = Shard{}, time.Time{}, -1 },
+	cases := map[string]func(c *Plan){
+		"needs a start time shared by all shards": func(c *Plan) { c.StartAt = time.Time{} },
+		"one shared server":                       func(c *Plan) { c.Target = simTarget(vllmsim.Config{}) },
+		"compare the merged report":               func(c *Plan) { c.Baseline = &report.Report{} },
+		"passed":                                  func(c *Plan) { c.StartAt = time.Now().Add(-3 * time.Second) },
+		"the index must be in [0, 2)":             func(c *Plan) { c.Shard.Index = 2 },
+		"cannot measure one again":                func(c *Plan) { c.StarvedRetries = 1 },
+		"must not be negative":                    func(c *Plan) { c.Shard, c.StartAt, c.StarvedRetries = Shard{}, time.Time{}, -1 },
 	}
 	for want, doctor := range cases {
 		c := base
 		doctor(&c)
 		assert.ErrorContains(t, c.validate(), want)
 	}
-	_, err := Sweep(context.Background(), base, 1)
+	_, err := Sweep(context.Background(), base, Search{Refine: 1})
 	assert.ErrorContains(t, err, "a sweep cannot be sharded")
 }
 
 func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {
 	at := time.Now().Add(time.Hour)
-	s := &Session{plan: Plan{StartAt: at, DrainTimeout: 2 * time.Second}}
+	s := &Measurement{engine: stepPlan{StartAt: at, DrainTimeout: 2 * time.Second}}
 	var starts []time.Time
 	for _, d := range []time.Duration{5 * time.Second, 7 * time.Second, time.Second} {
-		p := s.plan
+		p := s.engine
 		p.Warmup, p.Duration = time.Second, d
 		require.NoError(t, s.nextStepStart(&p))
 		starts = append(starts, p.StepStart)
 	}
 	assert.Equal(t, []time.Time{at, at.Add(8 * time.Second), at.Add(18 * time.Second)}, starts)
 
-	replay := &Session{plan: Plan{StartAt: at, Shard: Shard{Index: 0, Count: 2}, Sessions: &SessionReplay{}}}
-	p := replay.plan
+	replay := &Measurement{engine: stepPlan{StartAt: at, Shard: Shard{Index: 0, Count: 2}, Sessions: &SessionReplay{}}}
+	p := replay.engine
 	assert.ErrorContains(t, replay.nextStepStart(&p), "a session replay cannot be sharded")
 
-	late := &Session{plan: Plan{StartAt: time.Now().Add(-2 * time.Second)}}
-	p = late.plan
+	late := &Measurement{engine: stepPlan{StartAt: time.Now().Add(-2 * time.Second)}}
+	p = late.engine
 	assert.ErrorContains(t, late.nextStepStart(&p), "passed")
 }
 
 func TestSharedSaltIsTheSameForEveryShard(t *testing.T) {
-	a := Config{Salt: true, Seed: 3, StartAt: time.Unix(1767225600, 0), Shard: Shard{Index: 0, Count: 2}}
+	a := Plan{Salt: true, Seed: 3, StartAt: time.Unix(1767225600, 0), Shard: Shard{Index: 0, Count: 2}}
 	b := a
 	b.Shard.Index = 1
 	assert.Equal(t, a.sharedSalt(), b.sharedSalt())

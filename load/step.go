@@ -12,11 +12,11 @@ import (
 	"github.com/llmslo/llmslo/load/vllmapi"
 )
 
-// RunStep runs one step at rate: warm-up and measured window as one
+// runStep runs one step at rate: warm-up and measured window as one
 // schedule, so the server is loaded when measurement starts. Requests take
 // workload indices from firstIndex; it returns how many it used. A step cut
 // short by ctx comes back marked partial together with ctx's error.
-func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report.StepReport, int, error) {
+func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*report.StepReport, int, error) {
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}
@@ -50,7 +50,7 @@ func RunStep(ctx context.Context, p Plan, rate float64, firstIndex int) (*report
 // monitor; and on the way out, the step report's common fields, goodput
 // and the verdict.
 type stepFrame struct {
-	p                  *Plan
+	p                  *stepPlan
 	name               string
 	rate               float64
 	start, measureFrom time.Time
@@ -63,7 +63,7 @@ type stepFrame struct {
 
 // openStep starts a step's frame; lead is the time before the first send
 // when the plan sets no start time.
-func (p *Plan) openStep(ctx context.Context, rate float64, lead time.Duration) (*stepFrame, error) {
+func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duration) (*stepFrame, error) {
 	hc := p.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
@@ -136,12 +136,12 @@ func finishStep(s *report.StepReport, due int) {
 }
 
 // judging is what the plan's steps are judged against.
-func (p *Plan) judging() verdict.Config {
+func (p *stepPlan) judging() verdict.Config {
 	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
 	if p.Fixture != nil {
 		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
 	}
-	c.InProcessServer = p.Target.Kind == TargetSim
+	c.InProcessServer = p.Target.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
 	return c
 }
@@ -159,10 +159,10 @@ func countFrom(sched []time.Duration, from time.Duration) int {
 
 // drainTimeout bounds the wait for a step's last requests: the plan's, or
 // the larger of the dispatcher's default and the step's own length.
-func (p *Plan) drainTimeout() time.Duration { return drainBound(p.DrainTimeout, p.Duration) }
+func (p *stepPlan) drainTimeout() time.Duration { return drainBound(p.DrainTimeout, p.Duration) }
 
 // schedule is the step's whole schedule, warm-up first.
-func (p *Plan) schedule(rate float64, seed int64) ([]time.Duration, error) {
+func (p *stepPlan) schedule(rate float64, seed int64) ([]time.Duration, error) {
 	if p.Process != nil {
 		return p.Process.Offsets(rate, p.Warmup+p.Duration, seed)
 	}

@@ -11,32 +11,50 @@ import (
 	"github.com/llmslo/llmslo/load/report"
 )
 
-// Sweep finds the highest rate that meets every SLO: it runs the config's
+// Search says how Sweep looks for the knee.
+type Search struct {
+	// Refine is how many bisection steps follow the plan's rates.
+	Refine int
+	// Precision stops the bisection once the knee's bracket is within
+	// this fraction of its upper end (0: run every refinement).
+	Precision float64
+	// Variants, when set, runs one sweep per server variant (a string of
+	// vLLM serve flags added to the target's own) on a server started with
+	// them, and reports them side by side; the target must then be a
+	// Variable.
+	Variants []string
+}
+
+// Sweep finds the highest rate that meets every SLO: it runs the plan's
 // rates in ascending order until a step fails, then bisects between the
-// last pass and the first failure refine times. A step whose measurement
+// last pass and the first failure Refine times. A step whose measurement
 // is invalid stops the search (its rate cannot be judged). The report's
-// Capacity holds the bracket.
-func Sweep(ctx context.Context, cfg Config, refine int) (*report.Report, error) {
-	if cfg.Shard.Sharded() {
+// Capacity holds the bracket; with Variants, Report.Variants holds each
+// variant's.
+func Sweep(ctx context.Context, plan Plan, search Search) (*report.Report, error) {
+	if len(search.Variants) > 0 {
+		return sweepVariants(ctx, plan, search)
+	}
+	if plan.Shard.Sharded() {
 		// Each rate is chosen from the last step's verdict, which a shard
 		// alone cannot know.
 		return nil, errors.New("a sweep cannot be sharded: run the shards with fixed rates and merge them")
 	}
-	if cfg.Baseline != "" {
+	if plan.Baseline != nil {
 		// Bisection picks rates no recorded run has: nothing to compare.
 		return nil, errors.New("a sweep is not compared with a baseline: gate fixed rates with run --baseline")
 	}
-	if a, err := arrival.Parse(cfg.Arrival); err == nil && a.Kind == arrival.Trace && a.Speed > 0 {
+	if a := plan.Arrival; a.Kind == arrival.Trace && a.Speed > 0 {
 		return nil, fmt.Errorf("--arrival %s replays the trace at its own pace, one rate: a sweep needs rates (use --arrival trace)", a)
 	}
-	s, err := Open(ctx, cfg)
+	s, err := Open(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
 	s.openEnded = true // bisection runs as many steps as it needs
-	rep, err := sweep(ctx, refine, cfg.SweepPrecision, slices.Sorted(slices.Values(cfg.Rates)), func(rate float64) (report.Verdict, error) {
-		st, err := s.Step(ctx, rate, 0, -1)
+	rep, err := sweep(ctx, search.Refine, search.Precision, slices.Sorted(slices.Values(plan.Rates)), func(rate float64) (report.Verdict, error) {
+		st, err := s.Step(ctx, rate)
 		if st == nil {
 			return report.VerdictInvalid, err
 		}

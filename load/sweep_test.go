@@ -65,12 +65,12 @@ func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	// 2/0.545 ≈ 3.7 req/s. With constant arrivals TTFT stays near one
 	// prefill step (~25 ms) below it and climbs past 100 ms within 3 s above
 	// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
-	cfg := DefaultConfig()
-	cfg.Target.Sim = vllmsim.Config{MaxNumSeqs: 2}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:256:64", []float64{1, 2, 4}, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, []string{"ttft.p50<=60ms"}
+	cfg := DefaultPlan()
+	cfg.Target = simTarget(vllmsim.Config{MaxNumSeqs: 2})
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{1, 2, 4}, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, 2)
+	rep, err := Sweep(context.Background(), cfg, Search{Refine: 2})
 	require.NoError(t, err)
 	c := rep.Capacity
 	require.NotNil(t, c)

@@ -4,44 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/vllmsim"
 )
 
-// SweepVariants runs the tuning loop over server settings: one sweep per
-// variant (a string of vLLM serve flags added to cfg.SimArgs), each on a
-// server started with those flags, and reports them side by side: each
-// variant's capacity, binding constraint and curve in Report.Variants, and
-// every step in Steps, named after its variant. The run fails when a
-// variant found no passing rate, and is invalid when one could not be
-// judged. The simulator and the vllm container take variants (the flags go
-// to the container's command line, after the starter's own); a URL target
-// cannot be restarted, so it cannot.
-func SweepVariants(ctx context.Context, cfg Config, variants []string, refine int) (*report.Report, error) {
-	if len(variants) == 0 {
-		return nil, errors.New("a variant sweep needs at least one variant")
-	}
-	target := strings.TrimSpace(cfg.Target.Target)
-	if target != "" && target != TargetSim && target != TargetVLLM {
-		return nil, fmt.Errorf("server variants need a server llmslo starts (sim or vllm), not %q", target)
+// sweepVariants runs the tuning loop over server settings: one sweep per
+// variant (a string of vLLM serve flags added to the target's own), each
+// on a server started with those flags, and reports them side by side:
+// each variant's capacity, binding constraint and curve in
+// Report.Variants, and every step in Steps, named after its variant. The
+// run fails when a variant found no passing rate, and is invalid when one
+// could not be judged. The simulator and the vllm container take variants
+// (the flags go to the container's command line, after the starter's
+// own); a URL target cannot be restarted, so it cannot.
+func sweepVariants(ctx context.Context, plan Plan, search Search) (*report.Report, error) {
+	base, ok := plan.Target.(Variable)
+	if !ok {
+		return nil, errors.New("server variants need a server llmslo starts (sim or vllm), not one already running")
 	}
 	var out *report.Report
-	for _, v := range variants {
-		c := cfg
-		if target == TargetVLLM {
-			c.Target.VLLMArgs = append(slices.Clone(cfg.Target.VLLMArgs), strings.Fields(v)...)
-		} else {
-			sim, err := vllmsim.ParseServeArgs(append(slices.Clone(cfg.SimArgs), strings.Fields(v)...))
-			if err != nil {
-				return out, fmt.Errorf("server variant %q: %w", v, err)
-			}
-			c.Target.Sim = sim
+	for _, v := range search.Variants {
+		target, err := base.WithFlags(strings.Fields(v))
+		if err != nil {
+			return out, fmt.Errorf("server variant %q: %w", v, err)
 		}
-		c.ReportDir = "" // written once, whole, below
-		rep, err := Sweep(ctx, c, refine)
+		p, one := plan, search
+		p.Target, one.Variants = target, nil
+		rep, err := Sweep(ctx, p, one)
 		if rep == nil {
 			return out, fmt.Errorf("server variant %q: %w", v, err)
 		}
@@ -63,11 +53,6 @@ func SweepVariants(ctx context.Context, cfg Config, variants []string, refine in
 		out.Verdict = report.Worse(out.Verdict, variantVerdict(rep))
 		if err != nil {
 			out.Partial, out.Reason = true, err.Error()
-			return out, err
-		}
-	}
-	if cfg.ReportDir != "" {
-		if _, err := WriteReport(out, cfg.ReportDir); err != nil {
 			return out, err
 		}
 	}

@@ -26,8 +26,8 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 	return srv
 }
 
-func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) Plan {
-	return Plan{Doer: c, Workload: fixedWorkload(in, out), Rates: []float64{rate},
+func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
+	return stepPlan{Doer: c, Workload: fixedWorkload(in, out), Rates: []float64{rate},
 		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: d, DrainTimeout: 5 * time.Second,
 		SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}
 }
@@ -50,7 +50,7 @@ func TestServerDyingMidStepFailsOnItsErrors(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	p := constantPlan(t, c, 20, 2*time.Second, 8, 4, "ttft.p50<=1s")
 	time.AfterFunc(time.Second, srv.Close)
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	er := sloResult(t, &s, report.MetricErrorRate)
@@ -67,7 +67,7 @@ func TestServerDyingMidStepFailsOnItsErrors(t *testing.T) {
 func TestThirtyPercentFailuresFailTheStep(t *testing.T) {
 	srv := pacedSim(t, 5*time.Millisecond, time.Millisecond, vllmsim.Faults{ErrorRate: 0.3})
 	p := constantPlan(t, engineClient(t, srv.URL), 40, 2*time.Second, 8, 4, "ttft.p95<=1s", "itl.p99<=1s")
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Equal(t, report.VerdictFail, s.Verdict, "%+v %+v", s.SLO, s.Hazards)
@@ -87,7 +87,7 @@ func TestAbandonedRequestsAreLowerBounds(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	p := constantPlan(t, c, 5, time.Second, 8, 4, "ttft.p50<=10s")
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	assert.Equal(t, 5, s.Errors[string(client.ClassStall)], "%v", s.Errors)
@@ -108,7 +108,7 @@ func TestThroughputOverTheTimeTheStepRan(t *testing.T) {
 	t.Cleanup(srv.Close)
 	p := constantPlan(t, engineClient(t, srv.URL), 640, 100*time.Millisecond, 16, 20, "e2el.p50<=1h")
 	p.DrainTimeout = 30 * time.Second
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
 	require.Equal(t, 64, s.Requests.Completed, "%v", s.Errors)
@@ -135,7 +135,7 @@ func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
 		// ms p99 at 12% CPU on a CI runner). The claim here is the send lag,
 		// whose own limit stays at its default.
 		p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSchedLatencyP99: time.Second}
-		rep, err := Run(context.Background(), p)
+		rep, err := runPlan(context.Background(), p)
 		require.NoError(t, err)
 		require.Equal(t, 10, rep.Steps[0].Requests.Completed, "%v", rep.Steps[0].Errors)
 		return rep.Steps[0]
@@ -173,7 +173,7 @@ func TestCustomArrivalProcess(t *testing.T) {
 	p.Process = arrival.ProcessFunc(func(rate float64, d time.Duration, seed int64) ([]time.Duration, error) {
 		return []time.Duration{0, 10 * time.Millisecond, 20 * time.Millisecond, 900 * time.Millisecond}, nil
 	})
-	rep, err := Run(context.Background(), p)
+	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	assert.Equal(t, 4, rep.Steps[0].Requests.Scheduled)
 	assert.Equal(t, 4, rep.Steps[0].Requests.Completed)

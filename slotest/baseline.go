@@ -32,5 +32,5 @@ func WithBaseline(path string, tolerance float64) Option {
 	if tolerance <= 0 {
 		tolerance = DefaultBaselineTolerance
 	}
-	return func(c *Config) { c.Baseline, c.BaselineTolerance = path, tolerance }
+	return func(c *Config) { c.baselinePath, c.BaselineTolerance = path, tolerance }
 }

@@ -1,7 +1,6 @@
 package slotest
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 
 	// The modelled H100 is far slower than instant: a regression, and the
 	// step fails although its SLO holds.
-	rep, err := load.Measure(context.Background(), NewConfig(opts("h100-llama3-8b", WithBaseline(path, 0.5))...))
+	rep, err := measureRun(t, opts("h100-llama3-8b", WithBaseline(path, 0.5))...)
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.True(t, st.SLO[0].Pass)
@@ -46,7 +45,7 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 	assert.Contains(t, rec.errors[0], "REGRESSED")
 
 	// The same server against itself, with room for timing noise: no regression.
-	rep, err = load.Measure(context.Background(), NewConfig(opts("instant", WithBaseline(path, 5))...))
+	rep, err = measureRun(t, opts("instant", WithBaseline(path, 5))...)
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].Baseline[0].Regressed, "%+v", rep.Steps[0].Baseline[0])
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)

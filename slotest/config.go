@@ -1,61 +1,132 @@
 package slotest
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/internal/progress"
+	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// Config is everything a measurement needs (load.Config). NewConfig fills
-// the defaults; Options change them.
-type Config = load.Config
+// Config is a gate as its options describe it: the load.Plan they set
+// directly (durations, rates, thresholds, …) and the inputs that slotest
+// resolves when the gate runs: the target's name (SLOTEST_TARGET overrides
+// it), the fixture's name or path, the baseline's path and the report
+// directory. Options that take text (WithArrival, WithSLO) parse it once,
+// when applied. NewConfig fills the defaults; Options change them; Build
+// turns it into the typed plan load.Measure takes.
+type Config struct {
+	load.Plan
+
+	target, model string
+	sim           vllmsim.Config
+	container     load.ContainerStarter
+	fixture       string
+	baselinePath  string
+	reportDir     string
+	// err is the first option whose text did not parse, for Plan.
+	err error
+}
 
 // ShortDivisor shortens steps and warm-ups under go test -short.
 const ShortDivisor = 4
 
 // NewConfig returns the defaults with opts applied in order.
 func NewConfig(opts ...Option) Config {
-	c := load.DefaultConfig()
-	c.Target.Container = vllmStarter{}
+	c := Config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: vllmStarter{}}
+	c.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
 	for _, o := range opts {
 		o(&c)
 	}
 	return c
 }
 
+// NewPlan is the plan the options describe, as Run would measure it
+// without the environment (SLOTEST_*) and -short: for programs and
+// examples that call load.Measure or load.Sweep themselves.
+func NewPlan(opts ...Option) (load.Plan, error) { return NewConfig(opts...).Build() }
+
+// Build completes the typed plan with what the options could not parse on
+// their own: the target, the fixture (read from its file when it is a
+// path) and the baseline. It returns the first option's error, if any.
+func (c Config) Build() (load.Plan, error) {
+	p := c.Plan
+	if c.err != nil {
+		return p, c.err
+	}
+	var err error
+	if p.Target, err = c.targetOf(); err != nil {
+		return p, fmt.Errorf("slotest: %w", err)
+	}
+	if p.Fixture, err = formats.Open(c.fixture); err != nil {
+		return p, fmt.Errorf("slotest: fixture: %w", err)
+	}
+	if c.baselinePath != "" && !Updating() {
+		if p.Baseline, err = load.LoadBaseline(c.baselinePath, p.BaselineHint); err != nil {
+			return p, fmt.Errorf("slotest: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// targetOf is the target the config names, with the environment's model
+// and image for the vllm target and the environment's API key.
+func (c Config) targetOf() (load.Target, error) {
+	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: c.sim, Starter: c.container}
+	if strings.TrimSpace(c.target) == targets.VLLM {
+		o.Model = firstNonEmpty(c.model, os.Getenv(EnvModel))
+		o.Image = firstNonEmpty(os.Getenv(EnvVLLMImage), defaultImage)
+		if o.Model == "" {
+			return nil, fmt.Errorf("the vllm target needs a model: set %s or WithModel", EnvModel)
+		}
+	}
+	return targets.Parse(c.target, o)
+}
+
 // Option changes a Config.
 type Option func(*Config)
 
+// setErr keeps the first option error, named for the test's log.
+func (c *Config) setErr(err error) {
+	if err != nil && c.err == nil {
+		c.err = fmt.Errorf("slotest: %w", err)
+	}
+}
+
 // WithTarget chooses the server: "sim", "vllm" or a URL.
-func WithTarget(target string) Option { return func(c *Config) { c.Target.Target = target } }
+func WithTarget(target string) Option { return func(c *Config) { c.target = target } }
 
 // WithModel sets the model requests carry (and the vllm target serves).
-func WithModel(model string) Option { return func(c *Config) { c.Target.Model = model } }
+func WithModel(model string) Option { return func(c *Config) { c.model = model } }
 
 // WithSim configures the simulator target.
-func WithSim(cfg vllmsim.Config) Option { return func(c *Config) { c.Target.Sim = cfg } }
+func WithSim(cfg vllmsim.Config) Option { return func(c *Config) { c.sim = cfg } }
 
 // WithVLLMOptions adds options for the vllm target's container (see
 // package containers/vllm), after the defaults (the model, dev mode). It
 // puts slotest's testcontainers-go starter in place if another was set.
 func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
 	return func(c *Config) {
-		s, _ := c.Target.Container.(vllmStarter)
+		s, _ := c.container.(vllmStarter)
 		s.opts = append(slices.Clip(s.opts), opts...)
-		c.Target.Container = s
+		c.container = s
 	}
 }
 
 // WithFixture chooses the workload: a shipped fixture name, fixed:IN:OUT,
 // random:IN:OUT[:RANGE], or a path.
-func WithFixture(nameOrPath string) Option { return func(c *Config) { c.Fixture = nameOrPath } }
+func WithFixture(nameOrPath string) Option { return func(c *Config) { c.fixture = nameOrPath } }
 
 // WithRates sets the rate steps, in requests per second.
 func WithRates(rates ...float64) Option {
@@ -63,7 +134,13 @@ func WithRates(rates ...float64) Option {
 }
 
 // WithArrival sets the arrival process (default poisson).
-func WithArrival(arrival string) Option { return func(c *Config) { c.Arrival = arrival } }
+func WithArrival(spec string) Option {
+	return func(c *Config) {
+		a, err := arrival.Parse(spec)
+		c.setErr(err)
+		c.Arrival = a
+	}
+}
 
 // WithDuration sets each step's measured duration (default 60s).
 func WithDuration(d time.Duration) Option { return func(c *Config) { c.Duration = d } }
@@ -80,7 +157,11 @@ func WithAPI(api workload.API) Option { return func(c *Config) { c.API = api } }
 // WithSLO replaces the default SLOs with the given expressions, such as
 // "ttft.p95<=500ms" or "error_rate<=1%".
 func WithSLO(exprs ...string) Option {
-	return func(c *Config) { c.SLOs = append([]string(nil), exprs...) }
+	return func(c *Config) {
+		slos, err := verdict.ParseSLOs(exprs)
+		c.setErr(err)
+		c.SLOs = slos
+	}
 }
 
 // WithStrict makes latency SLOs pass only on a conclusive interval.
@@ -109,7 +190,7 @@ func WithResetPrefixCache(on bool) Option { return func(c *Config) { c.ResetPref
 func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *Config) { f(&c.Thresholds) } }
 
 // WithReportDir writes report.json (and report.html) into dir.
-func WithReportDir(dir string) Option { return func(c *Config) { c.ReportDir = dir } }
+func WithReportDir(dir string) Option { return func(c *Config) { c.reportDir = dir } }
 
 // WithProgress writes progress to w as to a log: a line every 10 s while
 // a step runs, and one when it ends.

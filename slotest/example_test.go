@@ -13,7 +13,7 @@ import (
 // Measure is the core that slotest.Run wraps: no testing.T, a report back.
 // Here one second at 20 req/s against the simulator with no step cost.
 func ExampleMeasure() {
-	rep, err := load.Measure(context.Background(), slotest.NewConfig(
+	plan, err := slotest.NewPlan(
 		slotest.WithSim(vllmsim.Config{ProfileName: "instant"}),
 		slotest.WithFixture("fixed:128:16"),
 		slotest.WithRates(20),
@@ -21,7 +21,12 @@ func ExampleMeasure() {
 		slotest.WithDuration(time.Second),
 		slotest.WithWarmup(0),
 		slotest.WithSLO("ttft.p50<=1s", "error_rate<=1%"),
-	))
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := load.Measure(context.Background(), plan)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,13 +44,17 @@ func ExampleMeasure() {
 
 // Sweep finds the knee: the highest rate that meets every SLO.
 func ExampleSweep() {
-	cfg := slotest.NewConfig(
+	plan, err := slotest.NewPlan(
 		slotest.WithFixture("azure-conv-2023"),
 		slotest.WithRates(2, 4, 8, 16),
 		slotest.WithDuration(60*time.Second),
 		slotest.WithSLO("ttft.p95<=500ms", "itl.p99<=250ms"),
 	)
-	rep, err := load.Sweep(context.Background(), cfg, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := load.Sweep(context.Background(), plan, load.Search{Refine: 3})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -31,7 +31,7 @@ func clientQuiet(th *verdict.Thresholds) {
 
 func measure(t *testing.T, opts ...Option) *report.StepReport {
 	t.Helper()
-	rep, err := load.Measure(context.Background(), NewConfig(opts...))
+	rep, err := measureRun(t, opts...)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 1)
 	return &rep.Steps[0]
@@ -165,4 +165,13 @@ func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 	rate, ok := st.PromptCache.HitRate()
 	require.True(t, ok, "the server reports cached_tokens per request")
 	assert.Less(t, rate, 0.05)
+}
+
+// measureRun measures the plan the options describe, as load.Measure does
+// for a program.
+func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
+	t.Helper()
+	p, err := NewPlan(opts...)
+	require.NoError(t, err)
+	return load.Measure(context.Background(), p)
 }

@@ -52,7 +52,7 @@ func TestRunAsAShard(t *testing.T) {
 	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant"})
 	defer srv.Close()
 	dir := t.TempDir()
-	t.Setenv(load.EnvTarget, srv.URL)
+	t.Setenv(EnvTarget, srv.URL)
 	t.Setenv(EnvReportDir, dir)
 	t.Setenv(EnvShard, "0/1")
 	t.Setenv(EnvStartAt, fmt.Sprintf("%.3f", float64(time.Now().Add(700*time.Millisecond).UnixMilli())/1000))

@@ -34,8 +34,8 @@ import (
 func Run(t *testing.T, opts ...Option) *report.Report {
 	t.Helper()
 	cfg := NewConfig(opts...)
-	if env := os.Getenv(load.EnvTarget); env != "" {
-		cfg.Target.Target = env
+	if env := os.Getenv(EnvTarget); env != "" {
+		cfg.target = env
 	}
 	if err := applyShardEnv(&cfg); err != nil {
 		t.Fatal(err)
@@ -46,13 +46,15 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if err := fitRun(t, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	cfg.UpdateBaseline = Updating()
-	cfg.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
 	dir := shardDir(reportDir(t, cfg), cfg)
 	if dir != "" && cfg.RequestsOut == "" {
 		cfg.RequestsOut = filepath.Join(dir, load.RequestsFile)
 	}
-	s, err := load.Open(t.Context(), cfg)
+	plan, err := cfg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := load.Open(t.Context(), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,18 +67,18 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 		}
 	})
 	t.Cleanup(func() { writeReports(t, s, dir) })
-	if cfg.Baseline != "" && cfg.UpdateBaseline {
+	if cfg.baselinePath != "" && Updating() {
 		t.Cleanup(func() {
-			if err := load.RecordBaseline(s.Report(), cfg.Baseline); err != nil {
+			if err := load.RecordBaseline(s.Report(), cfg.baselinePath); err != nil {
 				t.Errorf("slotest: %v", err)
 				return
 			}
-			t.Logf("slotest: baseline recorded in %s", cfg.Baseline)
+			t.Logf("slotest: baseline recorded in %s", cfg.baselinePath)
 		})
 	}
 	for _, rate := range s.Steps() {
-		t.Run(load.StepName(s.Plan().Arrival, rate), func(t *testing.T) {
-			st, err := s.Step(t.Context(), rate, 0, -1)
+		t.Run(s.StepName(rate), func(t *testing.T) {
+			st, err := s.Step(t.Context(), rate)
 			if st == nil {
 				t.Fatalf("slotest: step did not run: %v", err)
 			}
@@ -144,9 +146,9 @@ func shorten(cfg *Config) {
 // with 10% to spare for failures. ITL has many samples per request
 // and is left out.
 func minStepDuration(cfg *Config) time.Duration {
-	slos, err := verdict.ParseSLOs(cfg.SLOs)
+	slos := cfg.SLOs
 	th := cfg.Thresholds.Resolved()
-	if err != nil || len(cfg.Rates) == 0 || th.IsOff(verdict.HazardTooFewSamples) {
+	if len(cfg.Rates) == 0 || th.IsOff(verdict.HazardTooFewSamples) {
 		return 0
 	}
 	need := 0.0
@@ -199,8 +201,8 @@ func fitBudget(left time.Duration, cfg *Config) (shortened bool, err error) {
 const EnvReportDir = "SLOTEST_REPORT_DIR"
 
 func reportDir(t *testing.T, cfg Config) string {
-	if cfg.ReportDir != "" {
-		return cfg.ReportDir
+	if cfg.reportDir != "" {
+		return cfg.reportDir
 	}
 	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
 		return t.ArtifactDir()
@@ -213,10 +215,10 @@ func reportDir(t *testing.T, cfg Config) string {
 
 // writeReports writes the report (whole, or partial after a cancel) and
 // the CI step summary, and closes the per-request records.
-func writeReports(t *testing.T, s *load.Session, dir string) {
+func writeReports(t *testing.T, s *load.Measurement, dir string) {
 	closeRecords(t, s)
 	if dir != "" {
-		if path, err := load.WriteReport(s.Report(), dir); err != nil {
+		if path, err := render.WriteDir(s.Report(), dir); err != nil {
 			t.Errorf("slotest: %v", err)
 		} else {
 			t.Logf("slotest: report written to %s", path)

@@ -90,18 +90,22 @@ func TestRunGatesEachRateAsASubtest(t *testing.T) {
 	assert.Equal(t, "rate=25", rep.Steps[0].Name)
 	assert.Equal(t, "rate=40", rep.Steps[1].Name)
 	assert.Equal(t, report.VerdictPass, rep.Verdict)
-	assert.Equal(t, load.TargetSim, rep.Target.Kind)
+	assert.Equal(t, load.KindSim, rep.Target.Kind)
 }
 
 func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	cfg := NewConfig(instantSim(WithRates(20, 40), WithDuration(time.Second), WithReportDir(dir), WithSLO("ttft.p50<=10s"))...)
-	rep, err := load.Measure(ctx, cfg)
+	plan, err := NewPlan(instantSim(WithRates(20, 40), WithDuration(time.Second), WithSLO("ttft.p50<=10s"))...)
+	require.NoError(t, err)
+	rep, err := load.Measure(ctx, plan)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NotNil(t, rep)
 	assert.True(t, rep.Partial)
+	// What Run does with the report, whole or cut short.
+	_, err = render.WriteDir(rep, dir)
+	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	var onDisk report.Report
@@ -137,34 +141,16 @@ func TestFitBudget(t *testing.T) {
 	assert.Contains(t, err.Error(), "raise -timeout")
 }
 
-func TestTargetErrors(t *testing.T) {
-	_, err := load.StartTarget(context.Background(), load.TargetSpec{Target: "nonsense"})
+func TestAVLLMTargetNeedsAModel(t *testing.T) {
+	t.Setenv(EnvModel, "")
+	_, err := NewConfig(WithTarget("vllm")).Build()
+	assert.ErrorContains(t, err, "needs a model: set "+EnvModel)
+
+	_, err = NewConfig(WithTarget("nonsense")).Build()
 	assert.ErrorContains(t, err, `unknown target "nonsense"`)
 
-	_, err = load.StartTarget(context.Background(), load.TargetSpec{Target: "http://127.0.0.1:1", APIKey: "sk-secret-value"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "does not answer GET /v1/models")
-	assert.NotContains(t, err.Error(), "sk-secret-value")
-
-	t.Setenv(load.EnvModel, "")
-	_, err = load.StartTarget(context.Background(), load.TargetSpec{Target: load.TargetVLLM})
-	assert.ErrorContains(t, err, "needs a model")
-}
-
-func TestURLTargetReportsNoSecret(t *testing.T) {
-	srv := newSim(t, vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
-	_, err := load.StartTarget(context.Background(), load.TargetSpec{Target: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)})
-	require.Error(t, err)
-	assert.NotContains(t, err.Error(), "pw")
-
-	tg, err := load.StartTarget(context.Background(), load.TargetSpec{Target: srv.URL + "/v1/", APIKey: "sk-secret-value"})
-	require.NoError(t, err)
-	defer tg.Close()
-	assert.Equal(t, "served", tg.Model, "the first model the server lists")
-	b, err := json.Marshal(tg.Info())
-	require.NoError(t, err)
-	assert.NotContains(t, string(b), "sk-secret-value")
-	assert.Equal(t, srv.URL, tg.URL, "a trailing /v1 is dropped")
+	_, err = NewConfig(WithSLO("ttft.p95<=fast")).Build()
+	assert.ErrorContains(t, err, "slotest:", "an option's error surfaces when the plan is built")
 }
 
 func TestShortKeepsEnoughSamples(t *testing.T) {
@@ -185,9 +171,9 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 
 func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
-	rep, err := load.Measure(context.Background(), NewConfig(WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
+	rep, err := measureRun(t, WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
 		WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s", "error_rate<=0%"),
-		WithThresholds(clientQuiet)))
+		WithThresholds(clientQuiet))
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)
@@ -204,9 +190,9 @@ func TestChatPromptsAreExactThroughTokenize(t *testing.T) {
 	// The chat API carries text, so prompt lengths are made exact through
 	// the server's /tokenize, chat template included; usage must then
 	// report exactly what the fixture asked for.
-	rep, err := load.Measure(context.Background(), NewConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(workload.APIChat),
+	rep, err := measureRun(t, WithSim(vllmsim.Config{ProfileName: "instant"}), WithAPI(workload.APIChat),
 		WithFixture("random:300:16:0.5"), WithRates(20), WithArrival("constant"), WithDuration(time.Second), WithWarmup(0),
-		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)))
+		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet))
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.Equal(t, 20, st.Requests.Completed, "%v", st.Errors)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/llmslo/llmslo/containers/vllm"
 	"github.com/llmslo/llmslo/internal/dockergate"
-	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 )
 
@@ -28,14 +27,14 @@ func TestVLLMTargetThroughTheSimulatorImage(t *testing.T) {
 	img, err := vllm.BuildSimImage(ctx, root, "llmslo/vllm-sim:slotest", nil)
 	require.NoError(t, err)
 
-	t.Setenv(load.EnvTarget, load.TargetVLLM)
-	t.Setenv(load.EnvVLLMImage, img)
-	t.Setenv(load.EnvModel, "meta-llama/Llama-3.1-8B-Instruct")
+	t.Setenv(EnvTarget, "vllm")
+	t.Setenv(EnvVLLMImage, img)
+	t.Setenv(EnvModel, "meta-llama/Llama-3.1-8B-Instruct")
 	rep := Run(t, WithFixture("fixed:256:16"), WithRates(20), WithArrival("constant"), WithDuration(2*time.Second),
 		WithWarmup(0), WithSLO("ttft.p50<=1s", "itl.p90<=1s", "error_rate<=0%"), WithThresholds(clientQuiet),
 		WithVLLMOptions(vllm.WithVLLMArgs("--max-num-seqs", "64", "--block-size", "16"), vllm.WithStartupTimeout(2*time.Minute)))
 
-	assert.Equal(t, load.TargetVLLM, rep.Target.Kind)
+	assert.Equal(t, "vllm", rep.Target.Kind)
 	assert.Equal(t, "meta-llama/Llama-3.1-8B-Instruct", rep.Target.Model)
 	require.Len(t, rep.Steps, 1)
 	st := rep.Steps[0]

@@ -14,22 +14,22 @@ import (
 
 func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
 	c := NewConfig()
-	assert.IsType(t, vllmStarter{}, c.Target.Container)
+	assert.IsType(t, vllmStarter{}, c.container)
 
 	a, b := vllm.WithVLLMArgs("--max-num-seqs", "8"), vllm.WithStartupTimeout(1)
 	base := NewConfig(WithVLLMOptions(a))
 	c = base
 	WithVLLMOptions(b)(&c)
-	require.IsType(t, vllmStarter{}, c.Target.Container)
-	assert.Len(t, c.Target.Container.(vllmStarter).opts, 2)
-	assert.Len(t, base.Target.Container.(vllmStarter).opts, 1, "adding options to a copy leaves the original alone")
+	require.IsType(t, vllmStarter{}, c.container)
+	assert.Len(t, c.container.(vllmStarter).opts, 2)
+	assert.Len(t, base.container.(vllmStarter).opts, 1, "adding options to a copy leaves the original alone")
 
 	other := load.ContainerStarterFunc(func(context.Context, load.ContainerRequest) (load.StartedContainer, error) {
 		return load.StartedContainer{}, nil
 	})
-	c = NewConfig(func(c *Config) { c.Target.Container = other }, WithVLLMOptions(a))
-	require.IsType(t, vllmStarter{}, c.Target.Container, "WithVLLMOptions puts the testcontainers starter back")
-	assert.Len(t, c.Target.Container.(vllmStarter).opts, 1)
+	c = NewConfig(func(c *Config) { c.container = other }, WithVLLMOptions(a))
+	require.IsType(t, vllmStarter{}, c.container, "WithVLLMOptions puts the testcontainers starter back")
+	assert.Len(t, c.container.(vllmStarter).opts, 1)
 }
 
 // Bad options fail in vllm.Run, before the engine is asked anything.

@@ -57,11 +57,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
 func main() {
@@ -190,7 +192,7 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 	gateIn := func(factor float64, seed int64) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return g.run(ctx, load.TargetSpec{Sim: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
+		return g.run(ctx, simtarget.Sim{Config: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error
@@ -331,12 +333,19 @@ type gateSpec struct {
 
 // run runs the gate once against target with seed: one step, no retry of
 // a starved step (StarvedRetries 0, as slotest's default).
-func (g gateSpec) run(ctx context.Context, target load.TargetSpec, seed int64) (*report.Report, error) {
-	cfg := load.DefaultConfig()
+func (g gateSpec) run(ctx context.Context, target load.Target, seed int64) (*report.Report, error) {
+	cfg := load.DefaultPlan()
 	cfg.Target = target
-	cfg.Fixture, cfg.Rates, cfg.Seed = cmp.Or(g.fixture, "azure-conv-2023"), []float64{g.rate}, seed
+	fx, err := formats.Open(cmp.Or(g.fixture, "azure-conv-2023"))
+	if err != nil {
+		return nil, err
+	}
+	slos, err := verdict.ParseSLOs(g.slos)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Fixture, cfg.Rates, cfg.Seed, cfg.SLOs = fx, []float64{g.rate}, seed, slos
 	cfg.Duration, cfg.Warmup = g.d, g.warmup
-	cfg.SLOs = g.slos
 	rep, err := load.Measure(ctx, cfg)
 	if err == nil && len(rep.Steps) != 1 {
 		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))

@@ -19,6 +19,7 @@ import (
 	"github.com/llmslo/llmslo/internal/busy"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
 // refusalServers are the -refusals modes.
@@ -57,7 +58,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 	}
 	def.firstSeed = g.firstSeed
 	g = def
-	target := load.TargetSpec{Sim: vllmsim.Config{ProfileName: profile}}
+	var target load.Target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile}}
 	var stops []func()
 	defer func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -74,7 +75,7 @@ func refusalRun(ctx context.Context, server string, trials int, g gateSpec, set 
 			return err
 		}
 		stops = append(stops, stop)
-		target = load.TargetSpec{Target: url}
+		target = load.URLTarget{URL: url}
 		setup = "the simulator in its own process (llmslo sim at " + url + ")"
 		if server == "neighbour" {
 			stop, err := startSpinner()

@@ -10,7 +10,7 @@ import (
 
 // cancelConfig checks --cancel-rate, --cancel-after and --requests-out
 // and copies them into c.
-func (f *runFlags) cancelConfig(c *load.Config) error {
+func (f *runFlags) cancelConfig(c *load.Plan) error {
 	switch {
 	case math.IsNaN(f.cancelRate) || f.cancelRate < 0 || f.cancelRate > 1:
 		return fmt.Errorf("--cancel-rate %g: want a fraction in [0, 1]", f.cancelRate)

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmslo/llmslo/load"
 )
 
 // The manifests in deploy/k8s are checked against small structs of the
@@ -190,12 +192,12 @@ func TestKubernetesShardsJobRunsTheShardsAndTheMergeReadsThem(t *testing.T) {
 		sf.register(fs)
 		require.NoError(t, fs.Parse(args), "the pod's flags are run's")
 		require.Zero(t, fs.NArg())
-		cfg, err := f.config(io.Discard)
+		cfg, err := f.plan(io.Discard)
 		require.NoError(t, err)
 		require.NoError(t, sf.apply(&cfg))
 		assert.Equal(t, i, cfg.Shard.Index)
 		assert.Equal(t, n, cfg.Shard.Count)
-		assert.True(t, strings.HasPrefix(cfg.Target.Target, "http://"), "shards measure one shared server")
+		assert.IsType(t, load.URLTarget{}, cfg.Target, "shards measure one shared server")
 		assert.Equal(t, "llmslo-reports", claimAt(t, pod, c, f.report))
 		reports = append(reports, f.report)
 	}

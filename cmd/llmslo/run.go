@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/fixtures/formats"
+	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/render"
@@ -88,12 +90,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.vllm.register(fs)
 }
 
-// config turns the flags into a load.Config. Only the flags count: no
+// plan turns the flags into a load.Plan, parsing each once, here. Only
+// the flags count (and the API key's environment variables): no
 // environment variable of the go test face changes what the command does.
-func (f *runFlags) config(stderr io.Writer) (load.Config, error) {
-	c := load.DefaultConfig()
-	c.Target.Target, c.Target.Model = f.target, f.model
-	c.Fixture, c.Arrival = f.fixture, f.arrival
+func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
+	c := load.DefaultPlan()
 	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
@@ -113,50 +114,30 @@ func (f *runFlags) config(stderr io.Writer) (load.Config, error) {
 		return c, fmt.Errorf("--api %q: want completions or chat", f.api)
 	}
 	if len(f.slos) > 0 {
-		c.SLOs = append([]string(nil), f.slos...)
-	}
-	for _, list := range f.hazardsOff {
-		for _, kind := range strings.Split(list, ",") {
-			kind = strings.TrimSpace(kind)
-			if !slices.Contains(verdict.HazardKinds, kind) {
-				return c, fmt.Errorf("--hazard-off %q: no such hazard (known: %s)", kind, strings.Join(verdict.HazardKinds, ", "))
-			}
-			if !c.Thresholds.IsOff(kind) {
-				c.Thresholds.Off = append(c.Thresholds.Off, kind)
-			}
+		slos, err := verdict.ParseSLOs(f.slos)
+		if err != nil {
+			return c, fmt.Errorf("--slo: %w", err)
 		}
+		c.SLOs = slos
 	}
-	if f.starvedRetries < 0 {
-		return c, fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
+	if err := f.hazardConfig(&c); err != nil {
+		return c, err
 	}
-	c.StarvedRetries = f.starvedRetries
 	var notes io.Writer // where a container's start is announced
 	if !f.quiet {
 		c.Progress, notes = progressFor(stderr), stderr
 	}
-	if err := f.vllm.config(&c, notes); err != nil {
+	if err := f.targetConfig(&c, notes); err != nil {
 		return c, err
 	}
-	switch {
-	case f.updateBaseline && f.baseline == "":
-		return c, errors.New("--update-baseline needs --baseline FILE")
-	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
-		return c, errors.New("--baseline-tolerance must be positive")
-	}
-	c.Baseline, c.BaselineTolerance, c.UpdateBaseline = f.baseline, f.baselineTolerance, f.updateBaseline
-	c.BaselineHint = "llmslo run --update-baseline"
-	if f.simArgs != "" {
-		c.SimArgs = strings.Fields(f.simArgs)
-		sim, err := vllmsim.ParseServeArgs(c.SimArgs)
-		if err != nil {
-			return c, fmt.Errorf("--sim-args: %w", err)
-		}
-		c.Target.Sim = sim
+	if err := f.baselineConfig(&c); err != nil {
+		return c, err
 	}
 	arr, err := arrival.Parse(f.arrival)
 	if err != nil {
 		return c, fmt.Errorf("--arrival: %w", err)
 	}
+	c.Arrival = arr
 	rates, err := parseRates(f.rates)
 	if err != nil {
 		return c, err
@@ -169,10 +150,73 @@ func (f *runFlags) config(stderr io.Writer) (load.Config, error) {
 		return c, errors.New("--rates is required, e.g. --rates 2,4,8")
 	}
 	c.Rates = rates
-	if _, err := verdict.ParseSLOs(f.slos); err != nil {
-		return c, fmt.Errorf("--slo: %w", err)
+	if c.Fixture, err = formats.Open(f.fixture); err != nil {
+		return c, fmt.Errorf("--fixture: %w", err)
 	}
 	return c, nil
+}
+
+// hazardConfig turns --hazard-off and --starved-retries into c.
+func (f *runFlags) hazardConfig(c *load.Plan) error {
+	for _, list := range f.hazardsOff {
+		for _, kind := range strings.Split(list, ",") {
+			kind = strings.TrimSpace(kind)
+			if !slices.Contains(verdict.HazardKinds, kind) {
+				return fmt.Errorf("--hazard-off %q: no such hazard (known: %s)", kind, strings.Join(verdict.HazardKinds, ", "))
+			}
+			if !c.Thresholds.IsOff(kind) {
+				c.Thresholds.Off = append(c.Thresholds.Off, kind)
+			}
+		}
+	}
+	if f.starvedRetries < 0 {
+		return fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
+	}
+	c.StarvedRetries = f.starvedRetries
+	return nil
+}
+
+// targetConfig turns --target, --model, --sim-args and the vllm flags into
+// c.Target; notes, when not nil, is told that a container is starting.
+func (f *runFlags) targetConfig(c *load.Plan, notes io.Writer) error {
+	o := targets.Options{Model: f.model, APIKey: targets.APIKeyFromEnv()}
+	if f.simArgs != "" {
+		o.SimArgs = strings.Fields(f.simArgs)
+		sim, err := vllmsim.ParseServeArgs(o.SimArgs)
+		if err != nil {
+			return fmt.Errorf("--sim-args: %w", err)
+		}
+		o.Sim = sim
+	}
+	if err := f.vllm.options(f.target, &o, notes); err != nil {
+		return err
+	}
+	t, err := targets.Parse(f.target, o)
+	if err != nil {
+		return fmt.Errorf("--target: %w", err)
+	}
+	c.Target = t
+	return nil
+}
+
+// baselineConfig checks the baseline flags and reads the baseline to
+// compare with.
+func (f *runFlags) baselineConfig(c *load.Plan) error {
+	switch {
+	case f.updateBaseline && f.baseline == "":
+		return errors.New("--update-baseline needs --baseline FILE")
+	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
+		return errors.New("--baseline-tolerance must be positive")
+	}
+	c.BaselineTolerance, c.BaselineHint = f.baselineTolerance, "llmslo run --update-baseline"
+	if f.baseline != "" && !f.updateBaseline {
+		b, err := load.LoadBaseline(f.baseline, c.BaselineHint)
+		if err != nil {
+			return err
+		}
+		c.Baseline = b
+	}
+	return nil
 }
 
 func parseRates(s string) ([]float64, error) {
@@ -204,7 +248,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg, err := f.config(stderr)
+	cfg, err := f.plan(stderr)
 	if err == nil {
 		err = sf.apply(&cfg)
 	}

@@ -9,7 +9,7 @@ import (
 
 // thinkConfig checks and applies --think-time-scale and --max-think, which
 // pace the turns of a session replay (docs/sessions.md).
-func (f *runFlags) thinkConfig(c *load.Config) error {
+func (f *runFlags) thinkConfig(c *load.Plan) error {
 	if !(f.thinkScale > 0) || math.IsInf(f.thinkScale, 0) {
 		return fmt.Errorf("--think-time-scale %g: want a positive number (1 replays think times as recorded)", f.thinkScale)
 	}

@@ -21,7 +21,7 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 }
 
 // apply sets the shard and the start time in c.
-func (f *shardFlags) apply(c *load.Config) error {
+func (f *shardFlags) apply(c *load.Plan) error {
 	if f.shard != "" {
 		s, err := load.ParseShard(f.shard)
 		if err != nil {
@@ -44,7 +44,7 @@ func (f *shardFlags) apply(c *load.Config) error {
 // expected), only the merge's is. So a shard that wrote its whole report
 // exits 0 whatever its verdict, and its pod counts as done; one cut short
 // or not run keeps its code.
-func shardExit(c load.Config, code int, rep *report.Report, runErr error, stderr io.Writer) int {
+func shardExit(c load.Plan, code int, rep *report.Report, runErr error, stderr io.Writer) int {
 	if !c.Shard.Sharded() || code == exitUsage || runErr != nil || rep.Partial {
 		return code
 	}

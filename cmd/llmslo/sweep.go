@@ -8,7 +8,6 @@ import (
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
-	"github.com/llmslo/llmslo/load/report"
 )
 
 func init() {
@@ -35,18 +34,12 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "llmslo sweep: --refine must not be negative")
 		return exitUsage
 	}
-	cfg, err := f.config(stderr)
+	cfg, err := f.plan(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
-	cfg.SweepPrecision = *precision
-	var rep *report.Report
-	if len(variants) > 0 {
-		rep, err = load.SweepVariants(ctx, cfg, variants, *refine)
-	} else {
-		rep, err = load.Sweep(ctx, cfg, *refine)
-	}
+	rep, err := load.Sweep(ctx, cfg, load.Search{Refine: *refine, Precision: *precision, Variants: variants})
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage

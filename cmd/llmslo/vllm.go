@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmslo/llmslo/containers/vllm/dockerrun"
 	"github.com/llmslo/llmslo/containers/vllm/serve"
+	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 )
 
@@ -43,41 +44,42 @@ func (v *vllmFlags) set() bool {
 	return v.image != "" || v.gpus != "" || v.args != "" || v.hfCache != "" || v.startupTimeout != serve.DefaultStartupTimeout
 }
 
-// config puts the container starter and the image in c when the target is
-// vllm, after checking the flags, so that a bad one fails before anything
-// starts. progress, when not nil, is told that a container is starting.
-func (v *vllmFlags) config(c *load.Config, progress io.Writer) error {
-	if strings.TrimSpace(c.Target.Target) != load.TargetVLLM {
+// options puts the container starter and the image in o when the target
+// is vllm, after checking the flags, so that a bad one fails before
+// anything starts. progress, when not nil, is told that a container is
+// starting.
+func (v *vllmFlags) options(target string, o *targets.Options, progress io.Writer) error {
+	if strings.TrimSpace(target) != targets.VLLM {
 		if v.set() {
 			return errors.New("--image, --gpus, --vllm-args, --hf-cache and --startup-timeout are for --target vllm")
 		}
 		return nil
 	}
-	if c.Target.Model == "" {
+	if o.Model == "" {
 		return errors.New("--target vllm needs --model: the model the container serves")
 	}
-	opts, err := v.options()
+	opts, err := v.serveOptions()
 	if err != nil {
 		return err
 	}
 	// The model and dev mode come with the request; checking them here
 	// makes a flag's error a usage error.
-	if _, err := serve.New(append([]serve.Option{serve.WithModel(c.Target.Model)}, opts...)...); err != nil {
+	if _, err := serve.New(append([]serve.Option{serve.WithModel(o.Model)}, opts...)...); err != nil {
 		return err
 	}
-	c.Target.VLLMImage = v.image
-	if c.Target.VLLMImage == "" {
-		c.Target.VLLMImage = os.Getenv(envVLLMImage)
+	o.Image = v.image
+	if o.Image == "" {
+		o.Image = os.Getenv(envVLLMImage)
 	}
-	if c.Target.VLLMImage == "" {
-		c.Target.VLLMImage = defaultVLLMImage
+	if o.Image == "" {
+		o.Image = defaultVLLMImage
 	}
-	c.Target.Container = dockerStarter{opts: opts, progress: progress, timeout: v.startupTimeout}
+	o.Starter = dockerStarter{opts: opts, progress: progress, timeout: v.startupTimeout}
 	return nil
 }
 
-// options turns the flags into container settings.
-func (v *vllmFlags) options() ([]serve.Option, error) {
+// serveOptions turns the flags into container settings.
+func (v *vllmFlags) serveOptions() ([]serve.Option, error) {
 	opts := []serve.Option{serve.WithStartupTimeout(v.startupTimeout)}
 	switch g := strings.TrimSpace(v.gpus); g {
 	case "", "none", "0":

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
 // The command must not link the testing package (nor testify, nor
@@ -33,37 +34,38 @@ func TestBinaryLinksNoTestingPackage(t *testing.T) {
 	}
 }
 
-func vllmConfig(t *testing.T, args ...string) (load.Config, error) {
+func vllmConfig(t *testing.T, args ...string) (load.Plan, error) {
 	t.Helper()
 	var f runFlags
 	fs := flag.NewFlagSet("llmslo run", flag.ContinueOnError)
 	f.register(fs)
 	require.NoError(t, fs.Parse(append([]string{"--rates", "1", "--quiet"}, args...)))
-	return f.config(nil)
+	return f.plan(nil)
 }
 
 func TestVLLMFlags(t *testing.T) {
 	t.Setenv(envVLLMImage, "")
-	t.Setenv(load.EnvVLLMImage, "slotest/image:ignored") // the go test face's, not the command's
+	t.Setenv("SLOTEST_VLLM_IMAGE", "slotest/image:ignored") // the go test face's, not the command's
 
 	c, err := vllmConfig(t, "--target", "vllm", "--model", "org/m")
 	require.NoError(t, err)
-	assert.Equal(t, defaultVLLMImage, c.Target.VLLMImage)
-	require.IsType(t, dockerStarter{}, c.Target.Container)
+	require.IsType(t, load.ContainerTarget{}, c.Target)
+	assert.Equal(t, defaultVLLMImage, c.Target.(load.ContainerTarget).Image)
+	require.IsType(t, dockerStarter{}, c.Target.(load.ContainerTarget).Starter)
 
 	t.Setenv(envVLLMImage, "env/image:1")
 	c, err = vllmConfig(t, "--target", "vllm", "--model", "org/m")
 	require.NoError(t, err)
-	assert.Equal(t, "env/image:1", c.Target.VLLMImage)
+	assert.Equal(t, "env/image:1", c.Target.(load.ContainerTarget).Image)
 
 	c, err = vllmConfig(t, "--target", "vllm", "--model", "org/m", "--image", "flag/image:2", "--gpus", "2",
 		"--vllm-args", "--max-num-seqs 64", "--hf-cache", t.TempDir(), "--startup-timeout", "1m")
 	require.NoError(t, err)
-	assert.Equal(t, "flag/image:2", c.Target.VLLMImage)
+	assert.Equal(t, "flag/image:2", c.Target.(load.ContainerTarget).Image)
 
 	c, err = vllmConfig(t)
 	require.NoError(t, err)
-	assert.Nil(t, c.Target.Container, "no starter for the simulator")
+	assert.IsType(t, simtarget.Sim{}, c.Target, "no container for the simulator")
 }
 
 func TestVLLMFlagErrors(t *testing.T) {

@@ -23,19 +23,19 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 		"2023-11-16 18:00:00.3000000,40,2\n2023-11-16 18:00:00.4000000,50,2"
 	require.NoError(t, os.WriteFile(path, []byte(rows), 0o644))
 	ctx := context.Background()
-	cfg := DefaultConfig()
-	cfg.Target.Sim = vllmsim.Config{ProfileName: "instant"}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = path, []float64{20}, "trace"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 700*time.Millisecond, 0, []string{"ttft.p50<=10s"}
+	cfg := DefaultPlan()
+	cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant"})
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, path), []float64{20}, testSpec(t, "trace")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 700*time.Millisecond, 0, testSLOs(t, "ttft.p50<=10s")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation}
 	s, err := Open(ctx, cfg)
 	require.NoError(t, err)
 	defer s.Close()
 
 	// 14 arrivals a step (20 req/s for 0.7 s): rows 0-4, 0-4, 0-3.
-	first, err := s.Step(ctx, 20, 0, -1)
+	first, err := s.Step(ctx, 20)
 	require.NoError(t, err)
-	second, err := s.Step(ctx, 20, 0, -1)
+	second, err := s.Step(ctx, 20)
 	require.NoError(t, err)
 	want := int64(2*(10+20+30+40+50) + 10 + 20 + 30 + 40)
 	assert.Equal(t, want, first.Tokens.Input)
@@ -48,11 +48,11 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 // the others listed; any other verdict is final at once.
 func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	ctx := context.Background()
-	open := func(slo string, lateFraction float64) *Session {
-		cfg := DefaultConfig()
-		cfg.Target.Sim = vllmsim.Config{ProfileName: "instant"}
-		cfg.Fixture, cfg.Rates, cfg.Arrival = "fixed:16:2", []float64{50}, "constant"
-		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, []string{slo}
+	open := func(slo string, lateFraction float64) *Measurement {
+		cfg := DefaultPlan()
+		cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant"})
+		cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:16:2"), []float64{50}, testSpec(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, testSLOs(t, slo)
 		cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples}
 		// No client keeps a schedule to the nanosecond: every send is
 		// late, and every attempt starved.
@@ -65,7 +65,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	}
 
 	s := open("ttft.p50<=10s", 1e-9)
-	st, err := s.Step(ctx, 50, 0, -1)
+	st, err := s.Step(ctx, 50)
 	require.NoError(t, err)
 	assert.Equal(t, report.VerdictInvalid, st.Verdict)
 	require.Len(t, st.Retried, 2, "two retries, then the third attempt kept")
@@ -75,17 +75,17 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 
 	// A session replay is measured again the same way, with fresh sessions.
 	dir, _ := smallWeka(t)
-	cfg := DefaultConfig()
-	cfg.Target.Sim = vllmsim.Config{ProfileName: "instant", MaxModelLen: 65536}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = dir, []float64{3}, "constant"
-	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, []string{"ttft.p50<=10s"}
+	cfg := DefaultPlan()
+	cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant", MaxModelLen: 65536})
+	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, dir), []float64{3}, testSpec(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, testSLOs(t, "ttft.p50<=10s")
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
 	cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples, verdict.HazardNotSteady, verdict.HazardWarmCache}
 	cfg.Thresholds.MaxLateFraction, cfg.StarvedRetries = 1e-9, 1
 	replay, err := Open(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { replay.Close() })
-	st, err = replay.Step(ctx, 3, 0, -1)
+	st, err = replay.Step(ctx, 3)
 	require.NoError(t, err)
 	require.NotNil(t, st.Sessions)
 	require.Len(t, st.Retried, 1, "one retry, then the second attempt kept")
@@ -94,7 +94,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 
 	// An SLO failed by a client that kept its schedule is final.
 	s = open("ttft.p50<=1ns", 0)
-	st, err = s.Step(ctx, 50, 0, -1)
+	st, err = s.Step(ctx, 50)
 	require.NoError(t, err)
 	assert.Equal(t, report.VerdictFail, st.Verdict)
 	assert.Empty(t, st.Retried)

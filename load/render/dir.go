@@ -1,4 +1,4 @@
-package load
+package render
 
 import (
 	"bytes"
@@ -7,19 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 )
 
-// WriteReport writes the report into dir as report.json and report.html,
-// and each step's latency histograms as an HDR log (STEP.hlog). It returns
-// the JSON report's path.
-func WriteReport(r *report.Report, dir string) (string, error) {
+// WriteDir writes the report into dir as report.json and report.html, and
+// each step's latency histograms as an HDR log (STEP.hlog): the report
+// directory of a gate (slotest's -artifacts or SLOTEST_REPORT_DIR). It
+// returns the JSON report's path.
+func WriteDir(r *report.Report, dir string) (string, error) {
 	path := filepath.Join(dir, "report.json")
 	if err := r.WriteJSON(path); err != nil {
 		return path, err
 	}
-	if err := render.WriteHTMLFile(filepath.Join(dir, "report.html"), r); err != nil {
+	if err := WriteHTMLFile(filepath.Join(dir, "report.html"), r); err != nil {
 		return path, err
 	}
 	for i := range r.Steps {

@@ -1,0 +1,69 @@
+package load
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/fixtures/formats"
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// testSim is the simulator as a target, for this package's own tests:
+// package vllmsim/simtarget, which the faces use, imports this one.
+type testSim struct {
+	cfg  vllmsim.Config
+	args []string
+}
+
+func simTarget(cfg vllmsim.Config) Target { return testSim{cfg: cfg} }
+
+// simArgsTarget is the simulator configured by vLLM serve flags, which a
+// variant sweep adds to.
+func simArgsTarget(t testing.TB, args ...string) Target {
+	cfg, err := vllmsim.ParseServeArgs(args)
+	require.NoError(t, err)
+	return testSim{cfg: cfg, args: args}
+}
+
+func (s testSim) Start(context.Context) (*Endpoint, error) {
+	srv := vllmsim.NewServer(s.cfg)
+	model := srv.Config.ServedModelName
+	if model == "" {
+		model = srv.Config.Model
+	}
+	return &Endpoint{Kind: KindSim, URL: srv.URL, Model: model, MaxModelLen: srv.Config.MaxModelLen,
+		MaxNumSeqs: srv.Config.MaxNumSeqs, Stop: func() error { srv.Close(); return nil }}, nil
+}
+
+func (s testSim) WithFlags(flags []string) (Target, error) {
+	args := append(slices.Clone(s.args), flags...)
+	cfg, err := vllmsim.ParseServeArgs(args)
+	return testSim{cfg: cfg, args: args}, err
+}
+
+func testFixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
+	t.Helper()
+	fx, err := formats.Open(nameOrPath)
+	require.NoError(t, err)
+	return fx
+}
+
+func testSpec(t testing.TB, s string) arrival.Spec {
+	t.Helper()
+	a, err := arrival.Parse(s)
+	require.NoError(t, err)
+	return a
+}
+
+func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
+	t.Helper()
+	slos, err := verdict.ParseSLOs(exprs)
+	require.NoError(t, err)
+	return slos
+}

@@ -1,0 +1,136 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
+)
+
+// stepPlan is a whole run: one step per rate, each with an unmeasured warm-up.
+type stepPlan struct {
+	Target   report.TargetInfo
+	Doer     dispatch.Doer
+	Workload workload.Workload
+	// Fixture describes the workload in the report.
+	Fixture *fixtures.Info
+	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
+	// which the warm_cache hazard judges the server's hit rate.
+	ExpectedPrefixHitRate float64
+	// Trace holds the fixture's arrival offsets, for trace arrivals.
+	Trace []time.Duration
+	// Sessions, when set, makes each step replay sessions instead of
+	// requests (docs/sessions.md): each arrival starts one, and rates
+	// count sessions per second. Workload may then be nil.
+	Sessions *SessionReplay
+
+	Rates   []float64
+	Arrival arrival.Spec
+	// Process, when set, computes each step's schedule (warm-up and
+	// measured window as one) instead of Arrival: a custom arrival process.
+	Process  arrival.Process
+	Duration time.Duration // measured part of each step
+	Warmup   time.Duration // unmeasured traffic before each step, at the step's rate
+	Seed     int64
+
+	SLOs   []verdict.SLO
+	Strict bool
+
+	MaxInFlight  int
+	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration
+	// Cancel abandons a drawn fraction of requests mid-stream.
+	Cancel dispatch.CancelPlan
+	// Records, when set, receives a record of every request, warm-up
+	// included, and is flushed at the end of each step.
+	Records *observe.Records
+
+	// BaseURL and HTTPClient reach the server's /metrics and
+	// /reset_prefix_cache. An empty BaseURL disables both.
+	BaseURL    string
+	HTTPClient *http.Client
+	// ResetPrefixCache asks the server to drop its prefix cache before
+	// each step (reported either way).
+	ResetPrefixCache bool
+	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
+	ScrapeEvery time.Duration
+
+	Thresholds verdict.Thresholds
+	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown),
+	// for naming what binds a failing step.
+	MaxNumSeqs int
+
+	// Progress, when set, watches each step as it runs.
+	Progress Progress
+	// OnStep is called after each step with its report.
+	OnStep func(report.StepReport)
+
+	// Shard sends only the shard's share of each schedule; StartAt is the
+	// shared start of the first step and StepStart the start of the step
+	// being run (set by Measurement.Step), zero for as soon as it is ready.
+	Shard     Shard
+	StartAt   time.Time
+	StepStart time.Time
+	// StepIndex and StepCount are the step's place in the run, for
+	// Progress (set by Measurement.Step; zero when unknown).
+	StepIndex, StepCount int
+}
+
+// StepName is the name of the step at a rate, as a subtest would be called.
+func StepName(a arrival.Spec, rate float64) string {
+	if a.Kind == arrival.Trace && a.Speed > 0 {
+		return fmt.Sprintf("trace=%gx", a.Speed)
+	}
+	return fmt.Sprintf("rate=%g", rate)
+}
+
+// Steps lists the rates a plan runs: its Rates, or one step for a trace
+// replayed at its own pace.
+func (p *stepPlan) Steps() []float64 {
+	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
+		return []float64{0}
+	}
+	return p.Rates
+}
+
+func (p *stepPlan) validate() error {
+	switch {
+	case p.Doer == nil:
+		return errors.New("plan has no Doer")
+	case p.Workload == nil && p.Sessions == nil:
+		return errors.New("plan has no Workload")
+	case p.Sessions != nil:
+		if err := p.Sessions.validate(); err != nil {
+			return err
+		}
+	case p.Duration <= 0:
+		return errors.New("step duration must be positive")
+	case p.Warmup < 0:
+		return errors.New("warm-up must not be negative")
+	case len(p.Steps()) == 0:
+		return errors.New("plan has no rates")
+	}
+	for _, r := range p.Steps() {
+		if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.Trace) {
+			return fmt.Errorf("bad rate %g", r)
+		}
+	}
+	return nil
+}
+
+// NewReport starts a report for the plan; Run fills its steps.
+func (p *stepPlan) NewReport() *report.Report {
+	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
+	for _, s := range verdict.Guarded(p.SLOs) {
+		r.SLO = append(r.SLO, s.Spec())
+	}
+	return r
+}

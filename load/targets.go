@@ -1,0 +1,106 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// URLTarget is a server that is already running, at URL (http or https;
+// a trailing /v1 is dropped). Start asks its GET /v1/models, so a wrong
+// URL or key fails before the first step. It cannot be restarted with
+// other flags.
+type URLTarget struct {
+	URL    string
+	Model  string // empty: the first model the server lists
+	APIKey string // sent as a bearer token; never shown
+}
+
+// Start checks that the server answers and names its model.
+func (t URLTarget) Start(ctx context.Context) (*Endpoint, error) {
+	u, err := url.Parse(strings.TrimSpace(t.URL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("target %q is not an http(s) URL", redactURL(t.URL))
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	e := &Endpoint{Kind: KindURL, URL: u.String(), Model: strings.TrimSpace(t.Model), APIKey: t.APIKey}
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := e.checkHealth(hctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ContainerTarget is a vLLM-compatible server started in a container for
+// the run, serving Model from Image, by Starter: each face sets its own
+// (slotest one built on testcontainers-go, containers/vllm; the llmslo
+// command one that calls the Docker API directly, containers/vllm/dockerrun),
+// so that the engine links neither and the command does not link the
+// testing package.
+type ContainerTarget struct {
+	Starter ContainerStarter
+	Image   string // an image that takes vLLM's serve flags
+	Model   string // the model to serve
+	APIKey  string // sent as a bearer token; never shown
+	// Args are vLLM serve flags, after the starter's own.
+	Args []string
+}
+
+// Start starts the container (with VLLM_SERVER_DEV_MODE=1, so that the
+// prefix cache can be reset before each step) and waits until it is healthy.
+func (t ContainerTarget) Start(ctx context.Context) (*Endpoint, error) {
+	switch {
+	case strings.TrimSpace(t.Model) == "":
+		return nil, errors.New("the vllm target needs a model to serve")
+	case t.Starter == nil:
+		return nil, errors.New("the vllm target has no container starter (slotest and the llmslo command set one)")
+	}
+	c, err := t.Starter.StartContainer(ctx, ContainerRequest{Image: t.Image, Model: t.Model, DevMode: true, Args: t.Args})
+	if err != nil {
+		return nil, fmt.Errorf("start vllm target from %s: %w", t.Image, err)
+	}
+	return &Endpoint{Kind: KindVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, t.Model), APIKey: t.APIKey, Stop: c.Stop}, nil
+}
+
+// WithFlags is the same container with more vLLM serve flags.
+func (t ContainerTarget) WithFlags(flags []string) (Target, error) {
+	t.Args = append(slices.Clone(t.Args), flags...)
+	return t, nil
+}
+
+// ContainerStarter starts a vLLM-compatible server in a container and
+// waits until it is healthy.
+type ContainerStarter interface {
+	StartContainer(ctx context.Context, req ContainerRequest) (StartedContainer, error)
+}
+
+// ContainerStarterFunc is a function that is a ContainerStarter.
+type ContainerStarterFunc func(ctx context.Context, req ContainerRequest) (StartedContainer, error)
+
+// StartContainer calls f.
+func (f ContainerStarterFunc) StartContainer(ctx context.Context, req ContainerRequest) (StartedContainer, error) {
+	return f(ctx, req)
+}
+
+// ContainerRequest is what a ContainerTarget asks of its starter.
+type ContainerRequest struct {
+	Image string // an image that takes vLLM's serve flags
+	Model string // the model to serve
+	// DevMode sets VLLM_SERVER_DEV_MODE=1, so that the prefix cache can be
+	// reset before each step.
+	DevMode bool
+	// Args are vLLM serve flags for this start, after the starter's own.
+	Args []string
+}
+
+// StartedContainer is a healthy server in a container.
+type StartedContainer struct {
+	URL   string       // base URL, without /v1
+	Model string       // the name requests carry
+	Stop  func() error // stops and removes the container
+}
