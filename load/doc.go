@@ -1,6 +1,6 @@
 // Package load runs a measurement: the engine under both faces (package
-// slotest for go test, the llmslo command), and the last step of the data
-// path in docs/ARCHITECTURE.md. A Plan says everything about a run as
+// slotest for go test, the llmslo command), which drives every stage of the
+// data path in docs/ARCHITECTURE.md. A Plan says everything about a run as
 // typed values: the Target (a server to start or reach), the fixture, the
 // rates, the arrival process, the SLOs, the hazard thresholds. Measure runs
 // it; Sweep bisects its rates for the knee, over server variants when

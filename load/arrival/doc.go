@@ -1,4 +1,4 @@
-// Package arrival computes open-loop schedules: step 3 of the data path
+// Package arrival computes open-loop schedules: stage 3 of the data path
 // (docs/ARCHITECTURE.md). A schedule is the list of intended send offsets
 // of a step, fixed before the step starts, so that no response can move a
 // send: constant, Poisson and gamma (exactly round(rate·d) arrivals, see

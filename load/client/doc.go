@@ -1,4 +1,4 @@
-// Package client is llmslo's OpenAI-compatible streaming client: step 4 of
+// Package client is llmslo's OpenAI-compatible streaming client: stage 4 of
 // the data path (docs/ARCHITECTURE.md), together with package dispatch. It
 // sends one request to /v1/completions or /v1/chat/completions with
 // stream=true and include_usage, reads the server-sent events with a small

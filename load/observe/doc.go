@@ -1,5 +1,5 @@
 // Package observe turns what the client saw into a step's measurements:
-// step 5 of the data path (docs/ARCHITECTURE.md). Its Recorder takes each
+// stage 5 of the data path (docs/ARCHITECTURE.md). Its Recorder takes each
 // request's Outcome as it finishes and keeps the latency histograms (TTFT
 // from the intended time, TTFT from the send, ITL, TPOT, E2EL, send lag,
 // body write), counts by outcome and error class, tokens, goodput against

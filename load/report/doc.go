@@ -1,4 +1,4 @@
-// Package report is the report's schema: the last step of the data path
+// Package report is the report's schema: stage 7, the last, of the data path
 // (docs/ARCHITECTURE.md), as plain data. A Report holds a run's steps; a
 // StepReport holds what one step measured (counts, latency summaries and
 // histograms, server and client figures, a per-second timeline) and how it

@@ -6,7 +6,7 @@
 // (Clusters), a block bootstrap of the ratio of two runs' percentiles
 // (RatioInterval), the Wilson interval for a proportion such as an error
 // rate, and the HDR interval-log and JSON encodings that let a histogram
-// leave the process and come back whole. Step 5 of the data path (docs/ARCHITECTURE.md), used by observe,
+// leave the process and come back whole. Stage 5 of the data path (docs/ARCHITECTURE.md), used by observe,
 // verdict and report.
 //
 // It knows nothing of requests, servers or SLOs: numbers in, numbers out.

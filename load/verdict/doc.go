@@ -1,4 +1,4 @@
-// Package verdict judges a step: step 6 of the data path
+// Package verdict judges a step: stage 6 of the data path
 // (docs/ARCHITECTURE.md), report in, verdict out, no I/O. It owns the SLO
 // grammar ("ttft.p95<=500ms", "error_rate<=1%"), the judging of each SLO
 // with its 95% interval, the hazards that say a measurement cannot be

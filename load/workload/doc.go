@@ -1,4 +1,4 @@
-// Package workload turns a fixture into the requests of a run: step 2 of
+// Package workload turns a fixture into the requests of a run: stage 2 of
 // the data path (docs/ARCHITECTURE.md). Request i is a deterministic draw
 // for the seed (a fixture row, or row i mod n for a trace replay) with a
 // prompt synthesized to its exact length: token ids on the completions API;
