@@ -2,15 +2,12 @@ package main
 
 import (
 	"flag"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/golist"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
@@ -22,10 +19,7 @@ func TestBinaryLinksNoTestingPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("go list loads every dependency")
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goBin, "list", "-deps", ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	deps := strings.Fields(string(out))
+	deps := golist.List(t, "-deps", ".")
 	require.Contains(t, deps, "github.com/llmslo/llmslo/containers/vllm/dockerrun", "the list is the command's")
 	for _, d := range deps {
 		assert.NotEqual(t, "testing", d)

@@ -190,7 +190,7 @@ type StepReport struct {
 	Verdict    Verdict  `json:"verdict"`
 	Partial    bool     `json:"partial,omitempty"`
 	// Retried lists the earlier attempts at this step that were measured
-	// again because their client was starved (load.Config.StarvedRetries),
+	// again because their client was starved (load.Plan.StarvedRetries),
 	// each as its hazard's kind and message.
 	Retried []string `json:"retried,omitempty"`
 	// ErrorMessages are, by error class, the first few distinct messages

@@ -1,0 +1,31 @@
+// Package golist asks the go command what packages link, for the tests that
+// keep a package's imports honest (the command links no testing package;
+// the engine links no simulator and no renderer). Only tests import it.
+package golist
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// List runs go list with args in the current directory and returns the
+// packages it prints, failing t when it cannot.
+func List(t testing.TB, args ...string) []string {
+	t.Helper()
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goBin, append([]string{"list"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// Links reports whether dep is pkg or one of its subpackages; a trailing
+// slash in pkg (as in "gonum.org/") is ignored.
+func Links(dep, pkg string) bool {
+	pkg = strings.TrimSuffix(pkg, "/")
+	return dep == pkg || strings.HasPrefix(dep, pkg+"/")
+}
