@@ -96,7 +96,14 @@ type Client struct {
 	http     *http.Client
 	tr       *http.Transport
 	epoch    time.Time
-	readers  sync.Pool
+	readers  sync.Pool // of *streamReader
+}
+
+// streamReader is what reading one response needs, pooled: the SSE
+// reader's buffers and the event template.
+type streamReader struct {
+	sse  *SSEReader
+	tmpl eventTemplate
 }
 
 // NewClient returns a client for cfg.
@@ -162,7 +169,7 @@ func New(cfg Config) (*Client, error) {
 	if c.auth != "" {
 		c.header["Authorization"] = []string{c.auth}
 	}
-	c.readers.New = func() any { return NewSSEReader(nil) }
+	c.readers.New = func() any { return &streamReader{sse: NewSSEReader(nil)} }
 	return c, nil
 }
 
@@ -197,16 +204,21 @@ var (
 	errTimedOut = errors.New("request timeout passed")
 )
 
-// activityReader tells the watchdog of every read that returns bytes.
+// activityReader tells the watchdog of every read that returns bytes, and
+// keeps when the last read returned: the arrival time of every event whose
+// last byte it brought. One clock reading a read, not one an event: the
+// events of one read arrived together.
 type activityReader struct {
 	r   io.Reader
 	dog *watchdog
+	at  time.Time
 }
 
 func (a *activityReader) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
+	a.at = time.Now()
 	if n > 0 {
-		a.dog.read()
+		a.dog.readAt(a.at)
 	}
 	return n, err
 }
@@ -290,16 +302,17 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		return
 	}
 
-	sse := c.readers.Get().(*SSEReader)
+	sr := c.readers.Get().(*streamReader)
 	k.act.r = resp.Body
-	sse.Reset(&k.act)
+	sr.sse.Reset(&k.act)
+	sr.tmpl.reset()
 	defer func() {
-		if cap(sse.buf) <= 1<<20 && cap(sse.data) <= 1<<20 {
-			sse.Reset(nil)
-			c.readers.Put(sse)
+		if cap(sr.sse.buf) <= 1<<20 && cap(sr.sse.data) <= 1<<20 && cap(sr.tmpl.buf) <= 1<<20 {
+			sr.sse.Reset(nil)
+			c.readers.Put(sr)
 		}
 	}()
-	if c.readStream(parent, ctx, sse, out) {
+	if c.readStream(parent, ctx, sr, &k.act, out) {
 		// After [DONE], read the end of the body so the connection returns
 		// to the pool, but only briefly: a server that keeps the body open
 		// must not hold up a finished request.
@@ -310,14 +323,14 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 
 // readStream reads events until [DONE], the end of the stream or a failure,
 // and reports whether it saw [DONE].
-func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, out *Outcome) (done bool) {
+func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *activityReader, out *Outcome) (done bool) {
 	var (
 		ch             chunk
 		lastCompletion int  // completion_tokens of the last per-event usage
 		perEventUsage  bool // usage arrived with token events
 	)
 	for {
-		data, err := sse.Next()
+		data, err := sr.sse.Next()
 		if err != nil {
 			if err == io.EOF {
 				break
@@ -330,14 +343,18 @@ func (c *Client) readStream(parent, ctx context.Context, sse *SSEReader, out *Ou
 			out.Err = fmt.Errorf("stream broke after %d token events: %w", out.TokenEvents, err)
 			return
 		}
-		now := time.Now()
+		now := act.at // the read that brought the event's last byte
 		if string(data) == "[DONE]" {
 			done = true
 			break
 		}
-		if err := parseChunk(data, &ch); err != nil {
+		if tokens, ok := sr.tmpl.match(data); ok {
+			ch = chunk{tokens: tokens}
+		} else if err := parseChunk(data, &ch); err != nil {
 			out.Class, out.Err = ClassMalformed, fmt.Errorf("%w: %q", err, snippet(data))
 			return
+		} else {
+			sr.tmpl.learn(data, &ch)
 		}
 		if ch.failed {
 			out.Class = ClassServerError

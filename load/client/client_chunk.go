@@ -28,6 +28,10 @@ type chunk struct {
 	hasCached  bool   // the server reported it (vLLM: --enable-prompt-tokens-details)
 	failed     bool   // the event is an error report
 	message    []byte // the error's message, raw, when failed
+	// texts counts the token texts (strings or nulls) read; textAt and
+	// textEnd are where the last string among them starts (its opening
+	// quote) and ends (just past its closing one), for eventTemplate.
+	texts, textAt, textEnd int
 }
 
 // maxJSONDepth bounds nesting in skipped values, so a hostile event cannot
@@ -150,16 +154,19 @@ func (p *jsonScanner) choices(c *chunk) error {
 // An escape always stands for at least one character, so a raw length of
 // zero is exactly the empty string.
 func (p *jsonScanner) tokenText(c *chunk) error {
+	c.texts++
 	if p.null() {
 		return nil
 	}
 	if !p.peek('"') {
 		return p.fail("token text is not a string")
 	}
+	at := p.i
 	s, err := p.str()
 	if len(s) > 0 {
 		c.tokens = true
 	}
+	c.textAt, c.textEnd = at, p.i
 	return err
 }
 

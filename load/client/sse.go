@@ -64,6 +64,9 @@ func (s *SSEReader) Reset(r io.Reader) {
 // underlying reader's error otherwise. The returned slice is valid until the
 // next call.
 func (s *SSEReader) Next() ([]byte, error) {
+	if d := s.single(); d != nil {
+		return d, nil
+	}
 	s.data = s.data[:0]
 	s.hasData = false
 	for {
@@ -106,6 +109,34 @@ func (s *SSEReader) Next() ([]byte, error) {
 		s.data = append(s.data, value...)
 		s.hasData = true
 	}
+}
+
+// single returns the next event without copying it when it is the common
+// case, already whole in the buffer: one "data:" line ending in LF, then a
+// blank line ending in LF. Anything else (comments, other fields, several
+// data lines, CR endings, empty data, an event not yet all read) returns
+// nil and goes the general way, which reads it exactly as this does.
+func (s *SSEReader) single() []byte {
+	if s.skipLF || s.scanned != 0 {
+		return nil
+	}
+	b := s.buf[s.start:s.end]
+	if len(b) < 8 || string(b[:5]) != "data:" {
+		return nil
+	}
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 || i+1 >= len(b) || b[i+1] != '\n' || bytes.IndexByte(b[:i], '\r') >= 0 {
+		return nil
+	}
+	v := b[5:i]
+	if len(v) > 0 && v[0] == ' ' {
+		v = v[1:]
+	}
+	if len(v) == 0 || len(v) > s.limit {
+		return nil
+	}
+	s.start += i + 2
+	return v
 }
 
 // line returns the next line without its ending. At the end of the stream a

@@ -19,6 +19,12 @@ func FuzzSSEReader(f *testing.F) {
 		"\r\n\r\ndata",
 		"data: partial",
 		"data:\n\ndata:\ndata:\n\n",
+		// Many whole events in one read, read without a copy, then ones
+		// the general path must take: split across reads, CR endings, two
+		// data lines, an empty one.
+		"data: a\n\ndata: b\n\ndata:c\n\ndata: d\n\ndata: e\n\n",
+		"data: a\n\ndata: b\n\ndata: c\r\n\r\ndata: d\n\r\ndata: e\ndata: f\n\ndata:\n\n",
+		"data: a\n\ndata: b\n\n: c\n\nid: 1\ndata: d\n\ndata",
 	} {
 		f.Add(seed, uint8(3))
 	}

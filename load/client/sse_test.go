@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -93,6 +94,8 @@ func TestSSEReader(t *testing.T) {
 		{"partial final line", "data: a\n\ndata: b", []string{"a", "b"}},
 		{"CR at the very end", "data: a\r", []string{"a"}},
 		{"empty stream", "", nil},
+		{"many events in one read", strings.Repeat("data: {\"a\":1}\n\n", 40) + "data: [DONE]\n\n", append(slices.Repeat([]string{`{"a":1}`}, 40), "[DONE]")},
+		{"whole events between others", "data: a\n\ndata: b\ndata: c\n\ndata: d\n\n: x\ndata: e\n\ndata: f\n\r\ndata: g\n\n", []string{"a", "b\nc", "d", "e", "f", "g"}},
 		{"1 MiB event", "data: " + big + "\n\ndata: z\n\n", []string{big, "z"}},
 		{"5 MiB event, CRLF", "data: " + huge + "\r\n\r\n", []string{huge}},
 	}

@@ -46,7 +46,10 @@ func (w *watchdog) start(epoch time.Time, stall, timeout time.Duration, cancel c
 }
 
 // read records that response bytes came now.
-func (w *watchdog) read() { w.last.Store(int64(time.Since(w.epoch))) }
+func (w *watchdog) read() { w.readAt(time.Now()) }
+
+// readAt records that response bytes came at t.
+func (w *watchdog) readAt(t time.Time) { w.last.Store(int64(t.Sub(w.epoch))) }
 
 // draining bounds what is left of the body.
 func (w *watchdog) draining() {
