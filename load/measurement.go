@@ -40,7 +40,7 @@ type Measurement struct {
 // newMeasurement measures an engine plan built by hand (its own Doer and
 // Workload): the engine without a target, for tests.
 func newMeasurement(p stepPlan) *Measurement {
-	return &Measurement{engine: p, report: p.NewReport()}
+	return &Measurement{engine: p, report: p.newReport()}
 }
 
 // runPlan runs every step of an engine plan built by hand and returns the
@@ -134,7 +134,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if fx.Sessions != nil {
 		s.useSessions(g, fx)
 	}
-	s.report = s.engine.NewReport()
+	s.report = s.engine.newReport()
 	s.report.Shard = cfg.shardInfo()
 	return nil
 }
@@ -145,7 +145,7 @@ func (s *Measurement) Endpoint() *Endpoint { return s.endpoint }
 // StepName is the name of the step at rate, as a subtest would be called.
 func (s *Measurement) StepName(rate float64) string { return StepName(s.engine.Arrival, rate) }
 
-// Steps lists the rates the session's steps run at.
+// Steps lists the rates the measurement's steps run at.
 func (s *Measurement) Steps() []float64 { return s.engine.Steps() }
 
 // Report is the report so far.

@@ -178,7 +178,7 @@ func (p *stepPlan) stepStart(ctx context.Context) (time.Time, error) {
 // for the prefix-cache reset and the dispatcher's helpers.
 const startLead = 250 * time.Millisecond
 
-// nextStepStart sets the step's shared start and advances the session's
+// nextStepStart sets the step's shared start and advances the measurement's
 // offset: step k starts at StartAt plus the previous steps' warm-up,
 // duration and drain bound, so shards stay aligned without talking.
 func (s *Measurement) nextStepStart(p *stepPlan) error {

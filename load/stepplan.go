@@ -16,7 +16,11 @@ import (
 	"github.com/llmslo/llmslo/load/workload"
 )
 
-// stepPlan is a whole run: one step per rate, each with an unmeasured warm-up.
+// stepPlan is what the run loop measures with: the Plan's settings as the
+// steps use them, joined by what Open derived from the started target and
+// the fixture (the client as the Doer, the workload, the server's limits,
+// the report's header). Tests build one by hand to drive the loop with their
+// own Doer and Workload; programs use a Plan.
 type stepPlan struct {
 	Target   report.TargetInfo
 	Doer     dispatch.Doer
@@ -126,8 +130,8 @@ func (p *stepPlan) validate() error {
 	return nil
 }
 
-// NewReport starts a report for the plan; Run fills its steps.
-func (p *stepPlan) NewReport() *report.Report {
+// newReport starts a report for the plan; its steps fill it.
+func (p *stepPlan) newReport() *report.Report {
 	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
 	for _, s := range verdict.Guarded(p.SLOs) {
 		r.SLO = append(r.SLO, s.Spec())
