@@ -3,7 +3,10 @@
 # server in a process of its own, and prints one markdown table (see
 # docs/benchmarks.md for what each row means):
 #
-#   CPU per streamed token     llmslo's client + recorder vs a bare draining client
+#   CPU per streamed token     llmslo run vs bench/drain (sends the same requests, reads
+#                              the bytes, parses nothing), whole processes, with events
+#                              spaced 1 ms apart and in bursts (16 events a write); and
+#                              llmslo's client + recorder vs a bare draining client, in-process
 #   CPU per request            llmslo run vs vegeta attack, 2,000 req/s of one-token streams
 #   send lag                   at 1k, 5k and 10k req/s, for each dispatcher wait mode
 #   memory per stream          2,000 streams held open, llmslo vs bare
@@ -12,11 +15,12 @@
 #                              on two cores beside the simulator or the bare server, and
 #                              pinned to one core
 #
-# Usage: bench/compare.sh [-n REPEATS] [-o DIR] [-s] [-S] [-p PORT] [-u URL]
+# Usage: bench/compare.sh [-n REPEATS] [-o DIR] [-s] [-S] [-t] [-p PORT] [-u URL]
 #   -n  repeats of each measure, interleaved (default 3); the table shows medians
+#   -t  only the CPU per streamed token rows (about 1 minute a repeat)
 #   -o  where results, reports and logs go (default: a new temporary directory)
 #   -s  skip the sweeps;  -S  run only the sweeps
-#   -p  first of the local ports used (default 18100; five in all)
+#   -p  first of the local ports used (default 18100; six in all)
 #   -u  send the send-lag rows to a bare server at URL (`harness serve -addr
 #       0.0.0.0:8100` on another machine), so that the client has this
 #       machine's cores to itself, as a load generator in use does
@@ -24,13 +28,14 @@
 # figure measured under load is noise.
 set -euo pipefail
 
-repeats=3 out="" sweep=1 only_sweep=0 port=18100 lag_url=""
-while getopts "n:o:sSp:u:" opt; do
+repeats=3 out="" sweep=1 only_sweep=0 only_tokens=0 port=18100 lag_url=""
+while getopts "n:o:sStp:u:" opt; do
 	case $opt in
 	n) repeats=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) sweep=0 ;;
 	S) only_sweep=1 ;;
+	t) only_tokens=1 sweep=0 ;;
 	p) port=$OPTARG ;;
 	u) lag_url=$OPTARG ;;
 	*) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 3 ;;
@@ -46,8 +51,9 @@ bin=$out/bin
 echo "building into $bin" >&2
 go build -o "$bin/llmslo" ./cmd/llmslo
 go build -o "$bin/harness" ./bench/harness
+go build -o "$bin/drain" ./bench/drain
 vegeta=$(command -v vegeta || true)
-if [[ -z $vegeta ]]; then
+if [[ -z $vegeta && $only_tokens == 0 ]]; then
 	if GOBIN=$bin go install github.com/tsenart/vegeta/v12@v12.13.0 >&2; then
 		vegeta=$bin/vegeta
 	else
@@ -78,7 +84,7 @@ start() {
 # one that fails is reported and left out of the table.
 h() { "$bin/harness" "$1" -out "$res" "${@:2}" >/dev/null || echo "harness $* failed" >&2; }
 
-paced=$((port)) plain=$((port + 1)) held=$((port + 2)) simp=$((port + 3)) sweepp=$((port + 4))
+paced=$((port)) plain=$((port + 1)) held=$((port + 2)) simp=$((port + 3)) sweepp=$((port + 4)) burst=$((port + 5))
 lag_url=${lag_url:-http://127.0.0.1:$plain}
 
 {
@@ -91,6 +97,8 @@ if [[ $only_sweep == 0 ]]; then
 	start paced "$paced" "$bin/harness" serve -addr "127.0.0.1:$paced" -itl 1ms
 	paced_pid=${pids[-1]}
 	start plain "$plain" "$bin/harness" serve -addr "127.0.0.1:$plain"
+	start burst "$burst" "$bin/harness" serve -addr "127.0.0.1:$burst" -burst 16
+	burst_pid=${pids[-1]}
 	start held "$held" "$bin/harness" serve -addr "127.0.0.1:$held" -hold 10m
 	start sim "$simp" "$bin/llmslo" sim --profile instant --port "$simp" --served-model-name bench --fault-paced-itl 1ms
 	sim_pid=${pids[-1]}
@@ -103,11 +111,33 @@ if [[ $only_sweep == 0 ]]; then
 		echo "repeat $i of $repeats ($(uptime | sed 's/.*load average: //'))" >&2
 		# Alternate which side goes first, so a drift in load hits both.
 		if ((i % 2)); then sides="bare llmslo"; else sides="llmslo bare"; fi
+		# CPU per streamed token, whole processes: llmslo run and the
+		# draining client send the same 100 req/s of 256-token streams for
+		# 5 s, from a server that spaces events 1 ms apart (one event a
+		# read) and from one that writes them 16 at a time (many a read).
+		for pattern in spaced burst; do
+			url=http://127.0.0.1:$paced
+			[[ $pattern == burst ]] && url=http://127.0.0.1:$burst
+			for side in $sides; do
+				if [[ $side == bare ]]; then
+					h cpu -label drain -mode "$pattern" -rate 100 -requests 500 -tokens 256 -- \
+						"$bin/drain" -url "$url" -rate 100 -duration 5s -tokens 256
+				else
+					h cpu -label "llmslo run" -mode "$pattern" -rate 100 -requests 500 -tokens 256 \
+						-report "$out/run-100-$pattern-$i.json" -- \
+						"$bin/llmslo" run --target "$url" --fixture fixed:16:256 --rates 100 --arrival constant \
+						--duration 5s --warmup 0s --quiet --reset-prefix-cache=false --slo 'ttft.p95<=1s' \
+						--report "$out/run-100-$pattern-$i.json"
+				fi
+			done
+		done
 		for side in $sides; do
 			flag=""
 			[[ $side == bare ]] && flag=-bare
 			h stream $flag -url "http://127.0.0.1:$paced" -server-pid "$paced_pid"
+			h stream $flag -label "$side-burst" -url "http://127.0.0.1:$burst" -server-pid "$burst_pid"
 		done
+		[[ $only_tokens == 1 ]] && continue
 		h stream -bare -label bare-vs-sim -url "http://127.0.0.1:$simp" -server-pid "$sim_pid"
 
 		# Each tool for 10 s and for 2 s: the difference is the CPU per

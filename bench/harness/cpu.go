@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -18,7 +19,10 @@ func cpuCmd(args []string) error {
 	label := fs.String("label", "", "the result's label")
 	rate := fs.Float64("rate", 0, "the rate the command was given, for the table")
 	requests := fs.Int("requests", 0, "requests the command sends")
+	tokens := fs.Int("tokens", 0, "tokens each request streams (for CPU per token)")
+	mode := fs.String("mode", "", "the result's mode, for the table (spaced, burst)")
 	stdout := fs.String("stdout", "", "write the command's standard output here (default: discard)")
+	report := fs.String("report", "", "an llmslo report the command writes: its completed requests are recorded")
 	out := fs.String("out", "", "append the result to this file")
 	_ = fs.Parse(args)
 	argv := fs.Args()
@@ -49,12 +53,36 @@ func cpuCmd(args []string) error {
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	vals := map[string]float64{
 		"cpu_s": cpu.Seconds(), "wall_s": wall.Seconds(),
+		"user_s": time.Duration(ru.Utime.Nano()).Seconds(), "sys_s": time.Duration(ru.Stime.Nano()).Seconds(),
+		"nvcsw": float64(ru.Nvcsw), "nivcsw": float64(ru.Nivcsw),
 		"maxrss_mib": float64(ru.Maxrss) / 1024,
 		"exit":       float64(cmd.ProcessState.ExitCode()),
 	}
 	if *requests > 0 {
 		vals["requests"] = float64(*requests)
 		vals["cpu_us_per_req"] = float64(cpu.Microseconds()) / float64(*requests)
+		if *tokens > 0 {
+			n := float64(*requests * *tokens)
+			vals["tokens"] = n
+			vals["cpu_ns_per_token"] = float64(cpu.Nanoseconds()) / n
+			vals["user_ns_per_token"] = float64(ru.Utime.Nano()) / n
+			vals["sys_ns_per_token"] = float64(ru.Stime.Nano()) / n
+		}
 	}
-	return emit(*out, result{Kind: "cpu", Label: *label, Rate: *rate, Vals: vals})
+	if *report != "" {
+		// An llmslo run that judged its step invalid (on this machine,
+		// client_saturation beside the server) still streamed every
+		// request: what counts for its CPU is that all completed.
+		var rep struct {
+			Steps []struct {
+				Requests struct {
+					Completed int `json:"completed"`
+				} `json:"requests"`
+			} `json:"steps"`
+		}
+		if b, err := os.ReadFile(*report); err == nil && json.Unmarshal(b, &rep) == nil && len(rep.Steps) == 1 {
+			vals["completed"] = float64(rep.Steps[0].Requests.Completed)
+		}
+	}
+	return emit(*out, result{Kind: "cpu", Label: *label, Mode: *mode, Rate: *rate, Vals: vals})
 }

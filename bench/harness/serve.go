@@ -32,6 +32,7 @@ const (
 // the first token (to keep streams in flight for the memory measure).
 type bareServer struct {
 	itl, hold time.Duration
+	burst     int // events per write and flush: 1 as at decode, more as when events queue up
 	bodies    sync.Pool
 	open      atomic.Int64 // streams past their first token, not yet ended
 }
@@ -41,8 +42,9 @@ func serveCmd(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8100", "listen address")
 	itl := fs.Duration("itl", 0, "time between a stream's token events (0: back to back, each flushed)")
 	hold := fs.Duration("hold", 0, "hold every stream this long after its first token")
+	burst := fs.Int("burst", 1, "write and flush this many events at once (a burst: many events per client read)")
 	_ = fs.Parse(args)
-	s := &bareServer{itl: *itl, hold: *hold}
+	s := &bareServer{itl: *itl, hold: *hold, burst: max(*burst, 1)}
 	s.bodies.New = func() any { return new(bytes.Buffer) }
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/completions", s.completions)
@@ -61,7 +63,7 @@ func serveCmd(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); _ = srv.Close() }()
-	fmt.Fprintf(os.Stderr, "bare SSE server on http://%s (itl %v, hold %v)\n", ln.Addr(), *itl, *hold)
+	fmt.Fprintf(os.Stderr, "bare SSE server on http://%s (itl %v, hold %v, burst %d)\n", ln.Addr(), *itl, *hold, s.burst)
 	if err := srv.Serve(ln); err != http.ErrServerClosed {
 		return err
 	}
@@ -97,7 +99,7 @@ func (s *bareServer) completions(w http.ResponseWriter, r *http.Request) {
 			t.Stop()
 			s.open.Add(-1)
 		}
-		if s.itl > 0 {
+		if s.itl > 0 && k%s.burst == 0 {
 			if d := time.Until(arrival.Add(time.Duration(k) * s.itl)); d > 0 {
 				time.Sleep(d)
 			}
@@ -107,6 +109,9 @@ func (s *bareServer) completions(w http.ResponseWriter, r *http.Request) {
 		}
 		if _, err := io.WriteString(w, tokenEvent); err != nil {
 			return
+		}
+		if (k+1)%s.burst != 0 && k+1 < n {
+			continue
 		}
 		if err := rc.Flush(); err != nil {
 			return

@@ -109,15 +109,40 @@ func (t *table) print(w io.Writer) {
 		return s, fmt.Sprintf("≤ %.2f×: not met", limit)
 	}
 
-	ours, n := t.med("stream", "llmslo", "", 0, "cpu_ns_per_token")
-	bare, m := t.med("stream", "bare", "", 0, "cpu_ns_per_token")
-	r, tg := ratio(ours, bare, 1.15)
-	row("client CPU per streamed token (64 streams of 256 tokens, events 1 ms apart; client and recorder)",
-		fmt.Sprintf("%.2f µs (n=%d)", ours/1e3, n), fmt.Sprintf("bare draining client %.2f µs (n=%d)", bare/1e3, m), r, tg)
+	for _, p := range []struct{ mode, what string }{
+		{"spaced", "events 1 ms apart, one a read"},
+		{"burst", "events written 16 at a time, many a read"},
+	} {
+		ours, n := t.okMed("llmslo run", p.mode)
+		drain, m := t.okMed("drain", p.mode)
+		if n == 0 && m == 0 {
+			continue
+		}
+		r, tg := ratio(ours["cpu_ns_per_token"], drain["cpu_ns_per_token"], 1.15)
+		if lo, hi, k := t.pairRatios("llmslo run", "drain", p.mode); k > 1 {
+			r += fmt.Sprintf(" (pairs %.2f–%.2f)", lo, hi)
+		}
+		row(fmt.Sprintf("client CPU per streamed token, whole process (100 req/s of 256-token streams for 5 s; %s): user + system", p.what),
+			fmt.Sprintf("llmslo run %.2f µs (%.2f + %.2f) (n=%d)", ours["cpu_ns_per_token"]/1e3, ours["user_ns_per_token"]/1e3, ours["sys_ns_per_token"]/1e3, n),
+			fmt.Sprintf("bench/drain %.2f µs (%.2f + %.2f) (n=%d)", drain["cpu_ns_per_token"]/1e3, drain["user_ns_per_token"]/1e3, drain["sys_ns_per_token"]/1e3, m), r, tg)
+	}
+	for _, p := range []struct{ suffix, what string }{{"", "events 1 ms apart"}, {"-burst", "events 16 a write"}} {
+		ours, n := t.med("stream", "llmslo"+p.suffix, "", 0, "cpu_ns_per_token")
+		bare, m := t.med("stream", "bare"+p.suffix, "", 0, "cpu_ns_per_token")
+		if n == 0 && m == 0 {
+			continue
+		}
+		r, _ := ratio(ours, bare, 0)
+		row(fmt.Sprintf("… in-process, the streams only (64 at a time, 256 tokens, %s; client and recorder)", p.what),
+			fmt.Sprintf("%.2f µs (n=%d)", ours/1e3, n), fmt.Sprintf("bare draining client %.2f µs (n=%d)", bare/1e3, m), r, "—")
+	}
+	if len(t.rs) > 0 && !t.has("cpu", "llmslo run 10s") && !t.has("lag", "llmslo") {
+		return // compare.sh -t: the token rows only
+	}
 
-	ours, n = t.med("cpu", "llmslo run 10s", "", 0, "cpu_us_per_req")
+	ours, n := t.med("cpu", "llmslo run 10s", "", 0, "cpu_us_per_req")
 	veg, m := t.med("cpu", "vegeta 10s", "", 0, "cpu_us_per_req")
-	r, tg = ratio(ours, veg, 1.0)
+	r, tg := ratio(ours, veg, 1.0)
 	vegS := fmt.Sprintf("vegeta attack %.1f µs (n=%d)", veg, m)
 	if m == 0 {
 		vegS = "vegeta: not installed, skipped"
@@ -149,7 +174,7 @@ func (t *table) print(w io.Writer) {
 	}
 
 	ours, n = t.med("mem", "llmslo", "", 0, "rss_kib_per_str")
-	bare, m = t.med("mem", "bare", "", 0, "rss_kib_per_str")
+	bare, m := t.med("mem", "bare", "", 0, "rss_kib_per_str")
 	heap, _ := t.med("mem", "llmslo", "", 0, "heap_kib_per_str")
 	stk, _ := t.med("mem", "llmslo", "", 0, "stacks_kib_per_str")
 	bheap, _ := t.med("mem", "bare", "", 0, "heap_kib_per_str")
@@ -163,6 +188,81 @@ func (t *table) print(w io.Writer) {
 	r, _ = ratio(sim, writer, 0)
 	row("server CPU per streamed token (same load, bare client): simulator, instant profile",
 		fmt.Sprintf("llmslo sim %.2f µs (n=%d)", sim/1e3, n), fmt.Sprintf("bare SSE writer %.2f µs (n=%d)", writer/1e3, m), r, "—")
+}
+
+// okMed is the median of every figure of the cpu results of label and mode
+// that streamed every request (a failed stream's CPU is not a stream's),
+// and how many there were.
+func (t *table) okMed(label, mode string) (map[string]float64, int) {
+	byVal := map[string][]float64{}
+	n := 0
+	for _, r := range t.rs {
+		if r.Kind != "cpu" || r.Label != label || r.Mode != mode || !streamedAll(r) {
+			continue
+		}
+		n++
+		for k, v := range r.Vals {
+			byVal[k] = append(byVal[k], v)
+		}
+	}
+	meds := map[string]float64{}
+	for k, xs := range byVal {
+		slices.Sort(xs)
+		m := xs[len(xs)/2]
+		if len(xs)%2 == 0 {
+			m = (xs[len(xs)/2-1] + m) / 2
+		}
+		meds[k] = m
+	}
+	return meds, n
+}
+
+// pairRatios is the range of CPU-per-token ratios a/b over the pairs of
+// successful runs, the k-th of a with the k-th of b in the order they ran
+// (compare.sh alternates them), and how many pairs there were.
+func (t *table) pairRatios(a, b, mode string) (lo, hi float64, k int) {
+	var as, bs []float64
+	for _, r := range t.rs {
+		if r.Kind != "cpu" || r.Mode != mode || !streamedAll(r) {
+			continue
+		}
+		switch r.Label {
+		case a:
+			as = append(as, r.Vals["cpu_ns_per_token"])
+		case b:
+			bs = append(bs, r.Vals["cpu_ns_per_token"])
+		}
+	}
+	for i := range min(len(as), len(bs)) {
+		x := as[i] / bs[i]
+		if k == 0 || x < lo {
+			lo = x
+		}
+		if k == 0 || x > hi {
+			hi = x
+		}
+		k++
+	}
+	return lo, hi, k
+}
+
+// streamedAll says a run completed all its requests: the drain exits 0
+// only then; llmslo run's report says so, whatever its verdict.
+func streamedAll(r result) bool {
+	if c, ok := r.Vals["completed"]; ok {
+		return c == r.Vals["requests"]
+	}
+	return r.Vals["exit"] == 0
+}
+
+// has reports whether any result is of that kind and label.
+func (t *table) has(kind, label string) bool {
+	for _, r := range t.rs {
+		if r.Kind == kind && r.Label == label {
+			return true
+		}
+	}
+	return false
 }
 
 // marginal is a tool's CPU per request between its 2 s and 10 s runs, from
