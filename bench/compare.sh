@@ -118,17 +118,23 @@ if [[ $only_sweep == 0 ]]; then
 		for pattern in spaced burst; do
 			url=http://127.0.0.1:$paced
 			[[ $pattern == burst ]] && url=http://127.0.0.1:$burst
+			# And each for 1 s: the difference is the CPU per token
+			# without what a process pays once (start, report).
 			for side in $sides; do
-				if [[ $side == bare ]]; then
-					h cpu -label drain -mode "$pattern" -rate 100 -requests 500 -tokens 256 -- \
-						"$bin/drain" -url "$url" -rate 100 -duration 5s -tokens 256
-				else
-					h cpu -label "llmslo run" -mode "$pattern" -rate 100 -requests 500 -tokens 256 \
-						-report "$out/run-100-$pattern-$i.json" -- \
-						"$bin/llmslo" run --target "$url" --fixture fixed:16:256 --rates 100 --arrival constant \
-						--duration 5s --warmup 0s --quiet --reset-prefix-cache=false --slo 'ttft.p95<=1s' \
-						--report "$out/run-100-$pattern-$i.json"
-				fi
+				for secs in 5 1; do
+					short=""
+					[[ $secs == 1 ]] && short=" 1s"
+					if [[ $side == bare ]]; then
+						h cpu -label "drain$short" -mode "$pattern" -rate 100 -requests $((100 * secs)) -tokens 256 -- \
+							"$bin/drain" -url "$url" -rate 100 -duration "${secs}s" -tokens 256
+					else
+						h cpu -label "llmslo run$short" -mode "$pattern" -rate 100 -requests $((100 * secs)) -tokens 256 \
+							-report "$out/run-100-$pattern-$i-${secs}s.json" -- \
+							"$bin/llmslo" run --target "$url" --fixture fixed:16:256 --rates 100 --arrival constant \
+							--duration "${secs}s" --warmup 0s --quiet --reset-prefix-cache=false --slo 'ttft.p95<=1s' \
+							--report "$out/run-100-$pattern-$i-${secs}s.json"
+					fi
+				done
 			done
 		done
 		for side in $sides; do

@@ -99,13 +99,6 @@ type Client struct {
 	readers  sync.Pool // of *streamReader
 }
 
-// streamReader is what reading one response needs, pooled: the SSE
-// reader's buffers and the event template.
-type streamReader struct {
-	sse  *SSEReader
-	tmpl eventTemplate
-}
-
 // NewClient returns a client for cfg.
 func New(cfg Config) (*Client, error) {
 	base, err := normaliseBaseURL(cfg.BaseURL)

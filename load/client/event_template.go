@@ -2,6 +2,13 @@ package client
 
 import "bytes"
 
+// streamReader is what reading one response needs, pooled: the SSE
+// reader's buffers and the event template.
+type streamReader struct {
+	sse  *SSEReader
+	tmpl eventTemplate
+}
+
 // eventTemplate reads a stream's token events without parsing each one
 // whole. A server sends the same event again and again with only the
 // token's text changed (vLLM's id, created time, model and the members
