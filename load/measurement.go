@@ -139,11 +139,8 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	return nil
 }
 
-// Endpoint is the server being measured (nil for a plan built by hand).
-func (s *Measurement) Endpoint() *Endpoint { return s.endpoint }
-
 // StepName is the name of the step at rate, as a subtest would be called.
-func (s *Measurement) StepName(rate float64) string { return StepName(s.engine.Arrival, rate) }
+func (s *Measurement) StepName(rate float64) string { return stepName(s.engine.Arrival, rate) }
 
 // Steps lists the rates the measurement's steps run at.
 func (s *Measurement) Steps() []float64 { return s.engine.Steps() }

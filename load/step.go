@@ -72,7 +72,7 @@ func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duratio
 	if err != nil {
 		return nil, err
 	}
-	f := &stepFrame{p: p, rate: rate, name: StepName(p.Arrival, rate)}
+	f := &stepFrame{p: p, rate: rate, name: stepName(p.Arrival, rate)}
 	if p.BaseURL != "" && p.ResetPrefixCache {
 		f.reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
 	}

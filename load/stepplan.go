@@ -88,8 +88,8 @@ type stepPlan struct {
 	StepIndex, StepCount int
 }
 
-// StepName is the name of the step at a rate, as a subtest would be called.
-func StepName(a arrival.Spec, rate float64) string {
+// stepName is the name of the step at a rate, as a subtest would be called.
+func stepName(a arrival.Spec, rate float64) string {
 	if a.Kind == arrival.Trace && a.Speed > 0 {
 		return fmt.Sprintf("trace=%gx", a.Speed)
 	}
