@@ -15,10 +15,12 @@ import (
 )
 
 func TestSendersReuseIdleGoroutines(t *testing.T) {
-	// 30 requests 10 ms apart, each answered at once: every request finds
+	// 30 requests 20 ms apart, each answered at once: every request finds
 	// the one before it finished, so its goroutine is idle and takes the
-	// next. A goroutine a request would start 30.
-	sched := arrival.ConstantSchedule(100, 300*time.Millisecond)
+	// next. A goroutine a request would start 30. The bound leaves room for
+	// a busy runner (race detector, other packages) that keeps a finished
+	// sender from parking again within 20 ms a few times over.
+	sched := arrival.ConstantSchedule(50, 600*time.Millisecond)
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
 	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(0), Recorder: rec}
@@ -27,7 +29,7 @@ func TestSendersReuseIdleGoroutines(t *testing.T) {
 	assert.Equal(t, 30, res.Sent)
 	s, _ := rec.Step()
 	assert.Equal(t, 30, s.Requests.Completed)
-	assert.LessOrEqual(t, d.senders.goroutines(), 3, "idle goroutines were not reused")
+	assert.LessOrEqual(t, d.senders.goroutines(), 10, "idle goroutines were not reused")
 }
 
 func TestSendersNeverWaitForAFreeOne(t *testing.T) {
