@@ -16,9 +16,14 @@ import (
 func List(t testing.TB, args ...string) []string {
 	t.Helper()
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goBin, append([]string{"list"}, args...)...).CombinedOutput()
+	// Stdout alone: the go command writes "go: downloading …" to stderr
+	// when the module cache is cold, and those words are not packages.
+	cmd := exec.Command(goBin, append([]string{"list"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return strings.Fields(string(out))
 }
