@@ -15,6 +15,17 @@ import (
 
 // sweepSim sweeps the default simulator with extra vLLM flags over two
 // rates (below and above its knee) with constant arrivals.
+// skipSweepInShort keeps the sweeps, whose steps run in real time on the
+// simulator, out of the quick loop (-short) and the race pass; the full
+// test pass runs them. TestVariantSweepRestartsTheContainerTarget, a
+// two-step sweep, keeps Sweep under the race detector.
+func skipSweepInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a sweep of real-time steps; the full test pass runs it")
+	}
+}
+
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
 	cfg := DefaultPlan()
@@ -31,6 +42,7 @@ func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, s
 // Each binding constraint, on a server built to make it bind: the sweep
 // names it at the knee.
 func TestSweepNamesWhatBinds(t *testing.T) {
+	skipSweepInShort(t)
 	cases := []struct {
 		name    string
 		simArgs []string
@@ -39,10 +51,9 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 		slos    []string
 		want    string
 	}{
-		// Two sequences at a time, short requests: a queue at the cap,
-		// KV nearly empty.
-		{"max_num_seqs", []string{"--max-num-seqs", "2"}, "fixed:256:64", []float64{2, 8},
-			[]string{"ttft.p50<=60ms"}, verdict.BindMaxNumSeqs},
+		// max_num_seqs (two sequences at a time: a queue at the cap, KV
+		// nearly empty) is the knee of the growing-queue test below and of
+		// the variant sweep's base.
 		// 300 blocks hold three 1280-token requests: preemptions.
 		{"kv_cache", []string{"--num-gpu-blocks-override", "300", "--max-model-len", "4096"}, "fixed:1024:256", []float64{0.5, 4},
 			[]string{"ttft.p50<=500ms"}, verdict.BindKVCache},
@@ -64,9 +75,6 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 			assert.Equal(t, tc.want, c.Binding.Kind, "%s; server %+v", c.Binding.Evidence, rep.Steps[1].Server)
 			assert.NotEmpty(t, c.Binding.Flag)
 			assert.Len(t, c.Curve, 2)
-			if tc.want == verdict.BindMaxNumSeqs {
-				assert.Equal(t, 2, rep.Steps[1].Server.MaxNumSeqs, "the simulator's own cap, reported")
-			}
 		})
 	}
 }
@@ -74,6 +82,7 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 // The tuning loop: raising the flag that binds moves the knee up; raising
 // one that does not leaves it where it was.
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
+	skipSweepInShort(t)
 	cfg := DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{2, 4, 8}, testSpec(t, "constant")
@@ -125,6 +134,7 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 // length would keep them), and the sweep counts it as past the knee and
 // names what binds there.
 func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
+	skipSweepInShort(t)
 	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
 	// grows the queue by about 4 requests a second.
 	// Steps of 6 s: enough /metrics samples in the second half for the
@@ -151,4 +161,6 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	assert.Equal(t, 8.0, rep.Capacity.FailRate)
 	require.NotNil(t, rep.Capacity.Binding)
 	assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)
+	assert.NotEmpty(t, rep.Capacity.Binding.Flag)
+	assert.Equal(t, 2, over.Server.MaxNumSeqs, "the simulator's own cap, reported")
 }

@@ -59,6 +59,7 @@ func TestSweepStopsOnAnInvalidStep(t *testing.T) {
 }
 
 func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
+	skipSweepInShort(t)
 	// Two sequences at a time, 256 prompt and 64 output tokens: about 545 ms
 	// of service each (one prefill step of ~23 ms, 63 decode steps of ~8 ms,
 	// and a little for prefills sharing steps), so the capacity is about
