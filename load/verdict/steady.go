@@ -33,7 +33,7 @@ func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.
 	if srv.WaitingSlopePerS > th.MaxWaitingSlope && srv.WaitingRise >= minWaitingRise {
 		return &report.Overload{
 			GrowthPerS: srv.WaitingSlopePerS, Rise: srv.WaitingRise,
-			Message: fmt.Sprintf("over capacity: the server's waiting queue grew by %.1f requests over the second half of the window "+
+			Message: fmt.Sprintf("over capacity: the server's waiting queue grew by %.1f requests across the samples of the window's second half "+
 				"(%.0f waiting at the end): arrivals outpace completions by %.2f req/s, so any TTFT SLO breaks given time",
 				srv.WaitingRise, srv.WaitingAtEnd, srv.WaitingSlopePerS),
 		}
