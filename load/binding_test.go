@@ -171,7 +171,10 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
 	}
 	assert.Empty(t, over.Hazards)
+	// Below capacity the same server is steady.
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
+	assert.Nil(t, rep.Steps[0].Overload, "server %+v", rep.Steps[0].Server)
+	assert.Empty(t, rep.Steps[0].Hazards)
 	assert.Equal(t, 8.0, rep.Capacity.FailRate)
 	require.NotNil(t, rep.Capacity.Binding)
 	assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)

@@ -69,28 +69,6 @@ func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 	assert.Equal(t, report.VerdictPass, reset.Verdict)
 }
 
-func TestAQueueThatKeepsGrowingFailsAsOverCapacity(t *testing.T) {
-	// Two sequences at a time, 64 decode steps of ~8 ms each: about 4 req/s
-	// of capacity. At 8 req/s the queue grows all through the step; a loose
-	// SLO still holds, yet no step length would keep it: the step fails
-	// as over capacity, not invalid.
-	sim := vllmsim.Config{MaxNumSeqs: 2}
-	st := measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(8), WithArrival("constant"),
-		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
-	require.NotNil(t, st.Overload, "%+v server %+v", st.Hazards, st.Server)
-	assert.Equal(t, report.VerdictFail, st.Verdict)
-	assert.Greater(t, st.Server.WaitingSlopePerS, 0.5)
-	assert.False(t, st.HasHazard(verdict.HazardNotSteady))
-	require.NotNil(t, st.Binding)
-	assert.Equal(t, verdict.BindMaxNumSeqs, st.Binding.Kind)
-
-	// Below capacity the same server is steady.
-	st = measure(t, WithSim(sim), WithFixture("fixed:256:64"), WithRates(1), WithArrival("constant"),
-		WithDuration(4*time.Second), WithWarmup(0), WithSLO("ttft.p50<=1h"), WithThresholds(clientQuiet))
-	assert.Nil(t, st.Overload, "server %+v", st.Server)
-	assert.False(t, st.HasHazard(verdict.HazardNotSteady), "%+v server %+v", st.Hazards, st.Server)
-}
-
 func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
 	opts := []Option{WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:16:2"), WithRates(25),
 		WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithThresholds(clientQuiet)}
@@ -149,16 +127,17 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 	assert.Zero(t, st.LengthMismatches)
 }
 
-// Near a KV-bound knee (300 blocks hold 3 of these 1536-token requests,
-// and 4 run at once), preempted requests resume and find their own blocks
-// again. Those lookups are no warm cache: the step stays valid. (A cache this
+// Past a KV-bound knee (300 blocks hold 3 of these 1280-token requests,
+// and 3 arrive a second), preempted requests resume and find their own
+// blocks again. Those lookups are no warm cache: the step stays valid. (A cache this
 // small holds too little of a previous run for a re-run to hit; the warm
 // re-run is TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset.)
 func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
-	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:512"), WithRates(1), WithArrival("constant"),
-		WithDuration(8*time.Second), WithWarmup(0), WithSLO("ttft.p50<=30s"), WithSeed(11), WithThresholds(clientQuiet),
+	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:256"), WithRates(3), WithArrival("constant"),
+		WithDuration(3*time.Second), WithWarmup(0), WithSLO("ttft.p50<=30s"), WithSeed(11), WithThresholds(clientQuiet),
 		WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))
+	t.Logf("%.0f preemptions, %.0f of %.0f prompt tokens found cached, KV cache at most %.0f%% full; step took %v", st.Server.Preemptions, st.Server.PrefixHitTokens, st.Server.PrefixQueryTokens, 100*st.Server.KVCacheUsageMax, time.Since(st.StartedAt).Round(time.Millisecond))
 	require.Positive(t, st.Server.Preemptions, "the KV cache must be the bottleneck: %+v", st.Server)
 	assert.Greater(t, st.Server.KVCacheUsageMax, 0.8)
 	assert.False(t, st.HasHazard(verdict.HazardWarmCache), "%+v %+v", st.Hazards, st.Server)
