@@ -20,6 +20,10 @@ import (
 // SimImage is the tag BuildSimImage gives the simulator's image by default.
 const SimImage = "llmslo/vllm-sim:dev"
 
+// TagLabel is the label BuildSimImage puts on the simulator's image: the
+// tag it was built under.
+const TagLabel = "io.llmslo.image"
+
 // simDockerfile is the simulator's Dockerfile, relative to the repository root.
 const simDockerfile = "Dockerfile.sim"
 
@@ -53,6 +57,11 @@ func BuildSimImage(ctx context.Context, repoRoot, tag string, buildLog io.Writer
 	if err != nil {
 		return "", fmt.Errorf("vllm: simulator image: %w", err)
 	}
+	// A label naming the tag makes each tag its own image: two tags built
+	// from one checkout would otherwise share an ID, and asking the engine
+	// for the containers of one (docker ps --filter ancestor=TAG) would
+	// list the other's too.
+	dockerfile = fmt.Appendf(bytes.TrimRight(dockerfile, "\n"), "\nLABEL %s=%q\n", TagLabel, tag)
 	files := []imageFile{
 		{Name: simDockerfile, Data: dockerfile, Mode: 0o644},
 		{Name: "llmslo", Data: binary, Mode: 0o755},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
@@ -93,4 +94,31 @@ func (l *recordingLog) String() string {
 func terminate(t *testing.T, ctr *Container) {
 	t.Helper()
 	assert.NoError(t, testcontainers.TerminateContainer(ctr))
+}
+
+// Two tags built from one checkout are two images, each labelled with its
+// tag: asking for one tag's containers (ancestor=TAG) never lists the
+// other's, so packages testing at once cannot see each other's containers.
+func TestSimImagesOfTwoTagsAreDistinct(t *testing.T) {
+	a := simImage(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	const other = "llmslo/vllm-sim:tag-test"
+	b, err := BuildSimImage(ctx, root, other, nil)
+	require.NoError(t, err)
+	cli, err := client.New(client.FromEnv)
+	require.NoError(t, err)
+	defer func() {
+		_, _ = cli.ImageRemove(context.Background(), other, client.ImageRemoveOptions{})
+		cli.Close()
+	}()
+	ia, err := cli.ImageInspect(ctx, a)
+	require.NoError(t, err)
+	ib, err := cli.ImageInspect(ctx, b)
+	require.NoError(t, err)
+	assert.NotEqual(t, ia.ID, ib.ID)
+	assert.Equal(t, a, ia.Config.Labels[TagLabel])
+	assert.Equal(t, other, ib.Config.Labels[TagLabel])
 }
