@@ -131,7 +131,7 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 	cfg := DefaultPlan()
 	cfg.Target = ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{1, 6}, testSpec(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"--max-num-seqs 8"}})
 	require.NoError(t, err)

@@ -46,8 +46,8 @@ func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 	srv := newSim(t, vllmsim.Config{})
 	run := func(salt, reset bool) *report.StepReport {
-		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(10),
-			WithDuration(2*time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),
+		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(20),
+			WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),
 			WithSalt(salt), WithResetPrefixCache(reset), WithThresholds(clientQuiet))
 	}
 	first := run(false, false)

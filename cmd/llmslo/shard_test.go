@@ -56,6 +56,9 @@ func readReportFile(t *testing.T, path string) *report.Report {
 // latencies equal within that jitter. (Equality to the bit, on identical
 // observations, is runner's TestMergeEqualsTheSingleClientsStep.)
 func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four processes of two steps each; the full test pass runs it (its processes are not race-built, so the race pass gains nothing)")
+	}
 	bin := buildLLMSLO(t)
 	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant",
 		Faults: vllmsim.Faults{PacedTTFT: 40 * time.Millisecond, PacedITL: 5 * time.Millisecond}})

@@ -70,9 +70,17 @@ func Ping() error {
 // Require skips (or, with LLMSLO_REQUIRE_DOCKER=1, fails) tb when no
 // Docker engine answers. No registry is needed: images are built FROM scratch,
 // and the reaper, whose image would be pulled, is turned off.
+//
+// Under -short it skips unless Docker is required: the contributor's quick
+// loop leaves out the image builds and container starts, which the full
+// pass runs, and CI's race pass (-short, LLMSLO_REQUIRE_DOCKER=1) keeps.
 func Require(tb testing.TB) {
 	tb.Helper()
-	switch verdict, reason := Decide(Ping(), os.Getenv(RequireEnv) == "1"); verdict {
+	required := os.Getenv(RequireEnv) == "1"
+	if testing.Short() && !required {
+		tb.Skip("-short: the container tests run in the full test pass, or under -short with " + RequireEnv + "=1")
+	}
+	switch verdict, reason := Decide(Ping(), required); verdict {
 	case Skip:
 		tb.Skip(reason)
 	case Fail:
