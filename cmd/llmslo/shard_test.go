@@ -60,33 +60,44 @@ func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
 		t.Skip("four processes of two steps each; the full test pass runs it (its processes are not race-built, so the race pass gains nothing)")
 	}
 	bin := buildLLMSLO(t)
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant",
-		Faults: vllmsim.Faults{PacedTTFT: 40 * time.Millisecond, PacedITL: 5 * time.Millisecond}})
+	// Two servers alike: one for the single client, one for the shards.
+	// One server for both would serve each the other's prompts (they are
+	// the same prompts) from its prefix cache: warm_cache, rightly.
+	paced := vllmsim.Config{Model: "m", ProfileName: "instant",
+		Faults: vllmsim.Faults{PacedTTFT: 40 * time.Millisecond, PacedITL: 5 * time.Millisecond}}
+	srv, singleSrv := vllmsim.NewServer(paced), vllmsim.NewServer(paced)
 	defer srv.Close()
+	defer singleSrv.Close()
 	dir := t.TempDir()
-	common := []string{"run", "--target", srv.URL, "--fixture", "fixed:64:8", "--rates", "15,30", "--seed", "3",
+	common := []string{"run", "--fixture", "fixed:64:8", "--rates", "15,30", "--seed", "3",
 		"--duration", "2s", "--warmup", "500ms", "--drain", "1s", "--slo", "ttft.p50<=200ms", "--slo", "itl.p90<=50ms", "--quiet"}
 
-	singlePath := filepath.Join(dir, "single.json")
-	singleCode, out := runBin(t, bin, append(common, "--report", singlePath)...)
-	t.Log(out)
-	single := readReportFile(t, singlePath)
-
+	// The single client and the three shards start at one instant, side by
+	// side: the same server, the same machine, the same moment, so what
+	// differs is how the schedule was split.
 	const n = 3
 	start := time.Now().Add(2 * time.Second)
 	startAt := fmt.Sprintf("%.3f", float64(start.UnixMilli())/1000)
+	singlePath := filepath.Join(dir, "single.json")
+	var singleCode int
 	paths := make([]string, n)
 	codes := make([]int, n)
 	var wg sync.WaitGroup
+	wg.Go(func() {
+		var o string
+		singleCode, o = runBin(t, bin, append(common, "--target", singleSrv.URL, "--start-at", startAt, "--report", singlePath)...)
+		t.Logf("single client:\n%s", o)
+	})
 	for i := range n {
 		paths[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 		wg.Go(func() {
 			var o string
-			codes[i], o = runBin(t, bin, append(common, "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", startAt, "--report", paths[i])...)
+			codes[i], o = runBin(t, bin, append(common, "--target", srv.URL, "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", startAt, "--report", paths[i])...)
 			t.Logf("shard %d:\n%s", i, o)
 		})
 	}
 	wg.Wait()
+	single := readReportFile(t, singlePath)
 	for i, c := range codes {
 		require.NotEqual(t, exitUsage, c, "shard %d", i)
 	}
