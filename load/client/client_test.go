@@ -75,7 +75,7 @@ func TestClientTiming(t *testing.T) {
 			}
 			for attempt := 1; ; attempt++ {
 				before := len(srv.Requests())
-				var ttft, itl, tpot, arrivalLag, serverLate, carry []time.Duration
+				var ttft, serverTTFT, itl, tpot, arrivalLag, serverLate, carry []time.Duration
 				for i := range 10 {
 					var out Outcome
 					c.Do(t.Context(), workload.Request{Index: i, PromptIDs: tokenIDs(100), Prompt: "hello there", OutputTokens: tokens}, &out)
@@ -101,6 +101,7 @@ func TestClientTiming(t *testing.T) {
 						t.Fatalf("request %d: %d token events on the wire, want %d", i, len(rec.Writes), tokens)
 					}
 					arrivalLag = append(arrivalLag, out.First.Sub(rec.Writes[0]), out.Last.Sub(rec.Writes[tokens-1]))
+					serverTTFT = append(serverTTFT, rec.Writes[0].Sub(out.Sent))
 					carry = append(carry, rec.Arrived.Sub(out.Sent))
 					for k, w := range rec.Writes {
 						serverLate = append(serverLate, w.Sub(rec.Arrived.Add(ttftWant+time.Duration(k)*itlWant)))
@@ -120,7 +121,13 @@ func TestClientTiming(t *testing.T) {
 					t.Logf("attempt %d: requests took %v to reach the server; measuring again", attempt, slow)
 					continue
 				}
-				within(t, "TTFT-from-send p50", median(ttft), ttftWant, 2*time.Millisecond)
+				// The exact oracle is what the server did: its first write,
+				// from the client's send, as its own record gives it. The
+				// paced 50 ms holds to the server's timers, which a busy
+				// machine can make a millisecond or two late; the median
+				// lateness above is the ITL writes' more than the first's.
+				within(t, "TTFT-from-send p50 against the server's first write", median(ttft), median(serverTTFT), time.Millisecond)
+				within(t, "TTFT-from-send p50", median(ttft), ttftWant, 5*time.Millisecond)
 				within(t, "ITL p50", median(itl), itlWant, time.Millisecond)
 				within(t, "TPOT p50", median(tpot), itlWant, time.Millisecond)
 				t.Logf("attempt %d: TTFT p50 %v, ITL p50 %v, TPOT p50 %v, arrival lag p50 %v, way to the server p50 %v",
