@@ -26,16 +26,6 @@ func skipSweepInShort(t *testing.T) {
 	}
 }
 
-// runBesideOthers runs t beside the package's other tests that call it,
-// after the rest have run alone (t.Parallel; two at a time on two cores).
-// Only light tests call it: a few requests a second, assertions on the
-// server's state and on latencies of tens of milliseconds or more, which a
-// neighbour's CPU cannot move.
-func runBesideOthers(t *testing.T) {
-	t.Helper()
-	t.Parallel()
-}
-
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
 	cfg := DefaultPlan()
@@ -102,7 +92,7 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 // one that does not leaves it where it was.
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 	skipSweepInShort(t)
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	cfg := DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	// Two sequences carry about 3.7 req/s of these requests, four about
@@ -158,7 +148,7 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 // names what binds there.
 func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
 	skipSweepInShort(t)
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
 	// grows the queue by about 4 requests a second.
 	// Steps of 4 s: enough /metrics samples in the second half for the

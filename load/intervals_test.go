@@ -71,7 +71,7 @@ func TestDesignEffectAgainstKnownServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an 11 s step; the full test pass runs it")
 	}
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	stalls := vllmsim.NewServer(vllmsim.Config{Model: "m",
 		Profile: engine.StepProfile{Name: "prefill-stalls", Fixed: 2 * time.Millisecond, PerToken: 20 * time.Microsecond}})
 	t.Cleanup(stalls.Close)
@@ -94,7 +94,7 @@ func TestBaselineRatioIntervalAgainstKnownServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("11 s steps; the full test pass runs it")
 	}
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	// The baseline, its rerun and the slower server's step run side by
 	// side: 60 req/s of 20-token streams in all, well within the machine.
 	fast := pacedSim(t, 100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})

@@ -137,7 +137,7 @@ func capacityServer(t *testing.T) *vllmsim.Server {
 }
 
 func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
-	runBesideOthers(t) // 30 req/s of 10-token streams; limits of hundreds of ms
+	t.Parallel() // light (TestMain): 30 req/s of 10-token streams, limits of hundreds of ms
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
 	slos := mustSLOs(t, "ttft.p95<=300ms")

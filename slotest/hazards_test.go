@@ -44,7 +44,7 @@ func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
 }
 
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	srv := newSim(t, vllmsim.Config{})
 	run := func(salt, reset bool) *report.StepReport {
 		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(20),
@@ -71,7 +71,7 @@ func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 }
 
 func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	opts := []Option{WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:16:2"), WithRates(25),
 		WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithThresholds(clientQuiet)}
 	st := measure(t, append(opts, WithSLO("ttft.p99<=10s"))...)
@@ -135,7 +135,7 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 // small holds too little of a previous run for a re-run to hit; the warm
 // re-run is TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset.)
 func TestWarmCacheQuietUnderPreemption(t *testing.T) {
-	runBesideOthers(t)
+	t.Parallel() // light (TestMain)
 	srv := newSim(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
 	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:256"), WithRates(3), WithArrival("constant"),
 		WithDuration(3*time.Second), WithWarmup(0), WithSLO("ttft.p50<=30s"), WithSeed(11), WithThresholds(clientQuiet),
@@ -156,13 +156,4 @@ func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	p, err := NewPlan(opts...)
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
-}
-
-// runBesideOthers runs t beside the package's other tests that call it,
-// after the rest have run alone (t.Parallel; two at a time on two cores).
-// Only light tests call it: each judges counts, hazards and the server's
-// cache and KV figures, which a neighbour's CPU cannot move.
-func runBesideOthers(t *testing.T) {
-	t.Helper()
-	t.Parallel()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,14 +86,14 @@ func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var o string
-		singleCode, o = runBin(t, bin, append(common, "--target", singleSrv.URL, "--start-at", startAt, "--report", singlePath)...)
+		singleCode, o = runBin(t, bin, slices.Concat(common, []string{"--target", singleSrv.URL, "--start-at", startAt, "--report", singlePath})...)
 		t.Logf("single client:\n%s", o)
 	})
 	for i := range n {
 		paths[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 		wg.Go(func() {
 			var o string
-			codes[i], o = runBin(t, bin, append(common, "--target", srv.URL, "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", startAt, "--report", paths[i])...)
+			codes[i], o = runBin(t, bin, slices.Concat(common, []string{"--target", srv.URL, "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", startAt, "--report", paths[i]})...)
 			t.Logf("shard %d:\n%s", i, o)
 		})
 	}
