@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
@@ -55,7 +56,7 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 		})
 	}
 	var b bytes.Buffer
-	if err := htmlReport.Execute(&b, page); err != nil {
+	if err := htmlReport().Execute(&b, page); err != nil {
 		return fmt.Errorf("slotest: html report: %w", err)
 	}
 	_, err := b.WriteTo(w)
@@ -213,7 +214,14 @@ var htmlFuncs = template.FuncMap{
 	},
 }
 
-var htmlReport = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+// htmlReport is the page's template with the session block it calls,
+// parsed the first time a page is written: a run that writes no HTML does
+// not pay for it at start-up.
+var htmlReport = sync.OnceValue(func() *template.Template {
+	t := template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+	template.Must(t.New("sessions").Funcs(template.FuncMap{"turnRows": turnRows}).Parse(htmlSessions))
+	return t
+})
 
 const htmlTemplate = `<!DOCTYPE html>
 <html lang="en">

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"text/tabwriter"
 
@@ -98,14 +97,9 @@ func percentileCells(s stats.Summary) string {
 	return msCell(s.P50, s.Count) + "\t" + msCell(s.P95, s.Count) + "\t" + msCell(s.P99, s.Count)
 }
 
-func init() {
-	// The page's template calls this one in each step's section.
-	template.Must(htmlReport.New("sessions").Funcs(template.FuncMap{"turnRows": turnRows}).Parse(htmlSessions))
-}
-
-// htmlSessions is a session step's block in the HTML page: the sessions'
-// fates, then the turns by position with the same percentiles as the
-// steps' table.
+// htmlSessions is a session step's block in the HTML page (the page's
+// template calls it in each step's section): the sessions' fates, then the
+// turns by position with the same percentiles as the steps' table.
 const htmlSessions = `{{with .Sessions}}<h3>Sessions</h3>
 <dl>
 <dt>started</dt><dd>{{.Started}} of {{.Scheduled}} scheduled</dd>

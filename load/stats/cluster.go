@@ -236,13 +236,11 @@ func (c *Clusters) MarshalJSON() ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestCompression) // the level is valid
-	if _, err := zw.Write(raw); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
+	zw := flateWriters.Get().(*flate.Writer)
+	zw.Reset(&buf)
+	_, _ = zw.Write(raw) // a bytes.Buffer does not fail
+	_ = zw.Close()
+	flateWriters.Put(zw)
 	return json.Marshal(base64.StdEncoding.EncodeToString(buf.Bytes()))
 }
 

@@ -21,11 +21,7 @@ type histogramJSON struct {
 // MarshalJSON encodes the histogram whole, so that a report read back
 // (a baseline, a shard to merge) has every percentile and interval again.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
-	enc, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return nil, fmt.Errorf("encode histogram: %w", err)
-	}
-	return json.Marshal(histogramJSON{HDR: string(enc), SumNs: h.sum, MaxNs: int64(h.max), Clamped: h.clamped})
+	return json.Marshal(histogramJSON{HDR: string(encodeV2(h.h)), SumNs: h.sum, MaxNs: int64(h.max), Clamped: h.clamped})
 }
 
 // UnmarshalJSON restores a histogram MarshalJSON wrote.
