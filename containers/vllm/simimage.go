@@ -74,9 +74,12 @@ func BuildSimImage(ctx context.Context, repoRoot, tag string, buildLog io.Writer
 
 // goBuildStatic compiles the Go package pkg (a path relative to dir) into
 // out as a static binary (CGO_ENABLED=0) for Linux on the host's
-// architecture, small enough (stripped) for a FROM scratch image.
+// architecture, small enough (stripped) for a FROM scratch image. Without
+// -trimpath, unlike the release build in Dockerfile.sim: -trimpath compiles
+// every package again, where a test run under CGO_ENABLED=0 (as CI's is)
+// has them all compiled already, and the image is a test's.
 func goBuildStatic(ctx context.Context, dir, pkg, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	var stderr bytes.Buffer
