@@ -72,8 +72,9 @@ func Ping() error {
 // and the reaper, whose image would be pulled, is turned off.
 //
 // Under -short it skips unless Docker is required: the contributor's quick
-// loop leaves out the image builds and container starts, which the full
-// pass runs, and CI's race pass (-short, LLMSLO_REQUIRE_DOCKER=1) keeps.
+// loop and CI's race pass leave out the image builds and container starts,
+// which the full pass runs (with LLMSLO_REQUIRE_DOCKER=1 they run under
+// -short too).
 func Require(tb testing.TB) {
 	tb.Helper()
 	required := os.Getenv(RequireEnv) == "1"
