@@ -106,8 +106,8 @@ func (d *Dispatch) Run(ctx context.Context) (DispatchResult, error) {
 	prepared, stopPrep := d.prepare(ctx)
 	defer stopPrep()
 
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	wait := newWaiter(ctx, d.Wait)
+	defer wait.close()
 
 dispatch:
 	for _, off := range d.Schedule {
@@ -119,7 +119,7 @@ dispatch:
 			res.Canceled = true
 			break dispatch
 		}
-		if !waitUntil(ctx, d.Wait, timer, intended) {
+		if !wait.until(ctx, intended) {
 			res.Canceled = true
 			break dispatch
 		}

@@ -118,8 +118,8 @@ func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
 	prepared, stopPrep := d.prepareFirst(ctx, r)
 	defer stopPrep()
 	var roots sync.WaitGroup
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	wait := newWaiter(ctx, WaitFine)
+	defer wait.close()
 slots:
 	for k, off := range d.Schedule {
 		intended := r.start.Add(off)
@@ -132,8 +132,9 @@ slots:
 		}
 		// Sessions start as the dispatcher sends: punctually. Turns inside
 		// a session wait on a plain timer (sleepUntil): thousands of them
-		// may wait at once, and the fine wait's last stretch holds a thread.
-		if !waitUntil(ctx, WaitFine, timer, intended) {
+		// may wait at once, and a fine wait each would hold a kernel timer,
+		// a file descriptor.
+		if !wait.until(ctx, intended) {
 			res.Canceled = true
 			break slots
 		}

@@ -10,11 +10,12 @@ import (
 type WaitMode int
 
 const (
-	// WaitFine (the default) sleeps on the runtime timer until fineWindow
-	// before the send, then in the kernel for the rest. Go's poller sleeps
-	// in whole milliseconds, so a timer alone wakes an idle process up to
-	// about 1 ms late; the kernel's sleep is good to tens of µs and burns
-	// no CPU. Where there is no such sleep it is WaitTimer.
+	// WaitFine (the default) waits on the kernel's high-resolution timer:
+	// parked on a timerfd watched by the runtime's poller, then, for the
+	// last fineWindow, asleep in the kernel. It is precise to the timer's
+	// slack of about 50 µs, where the runtime timer alone wakes an idle
+	// process up to about 1 ms late. Where there is no timerfd it is
+	// WaitTimer.
 	WaitFine WaitMode = iota
 	// WaitTimer sleeps on the runtime timer alone: the send lag p99 sits
 	// near 1 ms at any rate. Kept to measure the others against.
@@ -25,11 +26,12 @@ const (
 	WaitSpin
 )
 
-// fineWindow is how close to a send the runtime timer hands over: it must
-// exceed the poller's 1 ms granularity and its timer slack.
+// fineWindow is how close to a send WaitSpin's timer hands over (it must
+// exceed the poller's 1 ms granularity and its timer slack), and the
+// longest wait WaitFine sleeps through rather than parks.
 const fineWindow = 2 * time.Millisecond
 
-// yieldAbove is the least time before a send for which the dispatcher
+// yieldAbove is the least time before a send for which the fine wait
 // yields to the requests it started before sleeping: about what one
 // request runs before it blocks on the network.
 const yieldAbove = 100 * time.Microsecond
@@ -57,15 +59,98 @@ func ParseWaitMode(s string) (WaitMode, bool) {
 	return 0, false
 }
 
-// waitUntil returns when at has come, or false as soon as ctx is done
-// (the kernel's sleep, at most fineWindow, is not interrupted by ctx).
+// waiter waits for each send's time in one mode. One goroutine uses it,
+// from newWaiter to close.
+type waiter struct {
+	mode  WaitMode
+	timer *time.Timer
+	// kernel is WaitFine's timer where the system has one; unwatch ends
+	// the watch on the context that fires it early.
+	kernel  *kernelTimer
+	unwatch func() bool
+}
+
+// newWaiter returns a waiter for mode whose waits end early when ctx does.
+func newWaiter(ctx context.Context, mode WaitMode) *waiter {
+	w := &waiter{mode: mode, timer: time.NewTimer(time.Hour)}
+	w.timer.Stop()
+	if mode == WaitFine {
+		if k, err := newKernelTimer(); err == nil {
+			w.kernel = k
+			w.unwatch = context.AfterFunc(ctx, func() { _ = k.arm(0) })
+		} else {
+			w.mode = WaitTimer
+		}
+	}
+	return w
+}
+
+// close releases the kernel timer.
+func (w *waiter) close() {
+	w.timer.Stop()
+	if w.kernel != nil {
+		w.unwatch()
+		w.kernel.close()
+	}
+}
+
+// until returns when at has come, or false as soon as ctx is done.
+//
+// A wait of more than fineWindow parks on the kernel timer. A shorter one
+// sleeps in the kernel holding its thread (a nanosleep, not interrupted by
+// ctx): at a thousand sends a second and more, parking and waking through
+// the poller cost four times the CPU of the sleep. At a hundred, a thread
+// held for the whole wait kept the runtime's monitor polling every 20 µs
+// for as long, and a whole llmslo run cost 5 to 10% more CPU.
+func (w *waiter) until(ctx context.Context, at time.Time) bool {
+	if w.kernel == nil {
+		return waitUntil(ctx, w.mode, w.timer, at)
+	}
+	yielded := false
+	for {
+		if ctx.Err() != nil {
+			return false
+		}
+		wait := time.Until(at)
+		switch {
+		case wait <= 0:
+			return true
+		case wait <= fineWindow && !yielded && wait > yieldAbove:
+			// The request just started is likely queued behind this
+			// goroutine: running it now, rather than having another
+			// thread woken to take it while this one sleeps, halves what
+			// the sleep costs. Not when the send is close: the yield
+			// could overshoot it.
+			runtime.Gosched()
+			yielded = true
+		case wait <= fineWindow:
+			fineSleep(wait)
+		default:
+			if w.kernel.arm(wait) != nil {
+				return waitUntil(ctx, WaitTimer, w.timer, at)
+			}
+			// ctx may have ended, and fired the timer, before it was armed.
+			if ctx.Err() != nil {
+				return false
+			}
+			// An expiry left from the context's firing, or one that came
+			// early, ends this read early: the loop sets the timer again.
+			if w.kernel.wait() != nil {
+				return waitUntil(ctx, WaitTimer, w.timer, at)
+			}
+		}
+	}
+}
+
+// waitUntil is the runtime timer's wait (WaitTimer, WaitSpin): it returns
+// when at has come, or false as soon as ctx is done.
 func waitUntil(ctx context.Context, mode WaitMode, timer *time.Timer, at time.Time) bool {
 	wait := time.Until(at)
 	if wait <= 0 {
 		return true
 	}
 	coarse := wait
-	if mode != WaitTimer && (mode == WaitSpin || fineSleepWorks) {
+	if mode == WaitSpin {
 		coarse = wait - fineWindow
 	}
 	if coarse > 0 {
@@ -73,27 +158,15 @@ func waitUntil(ctx context.Context, mode WaitMode, timer *time.Timer, at time.Ti
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
+			timer.Stop()
 			return false
 		}
-	} else if wait > yieldAbove {
-		// The request just started is likely queued behind this goroutine:
-		// running it now, rather than having another thread woken to take
-		// it while this one sleeps, halves what the fine sleep costs in CPU.
-		// Not when the send is close: the yield could overshoot it.
-		runtime.Gosched()
 	}
-	if coarse == wait {
-		return true
-	}
-	for {
-		wait = time.Until(at)
-		if wait <= 0 {
+	for mode == WaitSpin {
+		if time.Until(at) <= 0 {
 			return ctx.Err() == nil
 		}
-		if mode == WaitSpin {
-			runtime.Gosched()
-		} else {
-			fineSleep(wait)
-		}
+		runtime.Gosched()
 	}
+	return true
 }

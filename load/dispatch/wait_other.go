@@ -2,9 +2,21 @@
 
 package dispatch
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
-// fineSleepWorks is false: elsewhere the runtime timer is all there is.
-const fineSleepWorks = false
+// kernelTimer is Linux's timerfd; elsewhere the fine wait is the runtime
+// timer's, then a sleep.
+type kernelTimer struct{}
+
+func newKernelTimer() (*kernelTimer, error) {
+	return nil, errors.New("dispatch: no kernel timer on this system")
+}
+
+func (*kernelTimer) arm(time.Duration) error { return nil }
+func (*kernelTimer) wait() error             { return nil }
+func (*kernelTimer) close()                  {}
 
 func fineSleep(d time.Duration) { time.Sleep(d) }
