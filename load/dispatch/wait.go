@@ -11,11 +11,11 @@ type WaitMode int
 
 const (
 	// WaitFine (the default) waits on the kernel's high-resolution timer:
-	// parked on a timerfd watched by the runtime's poller, then, for the
-	// last fineWindow, asleep in the kernel. It is precise to the timer's
-	// slack of about 50 µs, where the runtime timer alone wakes an idle
-	// process up to about 1 ms late. Where there is no timerfd it is
-	// WaitTimer.
+	// a wait of more than fineWindow parked on a timerfd watched by the
+	// runtime's poller, a shorter one asleep in the kernel. It is precise
+	// to the timer's slack of about 50 µs, where the runtime timer alone
+	// wakes an idle process up to about 1 ms late. Where there is no
+	// timerfd it is WaitTimer.
 	WaitFine WaitMode = iota
 	// WaitTimer sleeps on the runtime timer alone: the send lag p99 sits
 	// near 1 ms at any rate. Kept to measure the others against.
@@ -28,7 +28,7 @@ const (
 
 // fineWindow is how close to a send WaitSpin's timer hands over (it must
 // exceed the poller's 1 ms granularity and its timer slack), and the
-// longest wait WaitFine sleeps through rather than parks.
+// longest wait WaitFine sleeps through in the kernel rather than parks.
 const fineWindow = 2 * time.Millisecond
 
 // yieldAbove is the least time before a send for which the fine wait
@@ -96,12 +96,14 @@ func (w *waiter) close() {
 
 // until returns when at has come, or false as soon as ctx is done.
 //
-// A wait of more than fineWindow parks on the kernel timer. A shorter one
-// sleeps in the kernel holding its thread (a nanosleep, not interrupted by
-// ctx): at a thousand sends a second and more, parking and waking through
-// the poller cost four times the CPU of the sleep. At a hundred, a thread
-// held for the whole wait kept the runtime's monitor polling every 20 µs
-// for as long, and a whole llmslo run cost 5 to 10% more CPU.
+// A wait of more than fineWindow parks on the kernel timer, set for the
+// send itself. A shorter one sleeps in the kernel holding its thread (a
+// nanosleep, not interrupted by ctx): at a thousand sends a second and
+// more, where every wait is short, parking and waking through the poller
+// cost twice to four times the CPU of the sleep. At a hundred, a thread
+// held in a sleep kept the runtime's monitor polling every 20 µs for as
+// long (the fine wait was a runtime timer, then 2 ms of nanosleep), and a
+// whole llmslo run cost 5 to 20% more CPU.
 func (w *waiter) until(ctx context.Context, at time.Time) bool {
 	if w.kernel == nil {
 		return waitUntil(ctx, w.mode, w.timer, at)
