@@ -89,8 +89,7 @@ func newWaiter(ctx context.Context, mode WaitMode) *waiter {
 func (w *waiter) close() {
 	w.timer.Stop()
 	if w.kernel != nil {
-		w.unwatch()
-		w.kernel.close()
+		w.dropKernel()
 	}
 }
 
@@ -129,7 +128,8 @@ func (w *waiter) until(ctx context.Context, at time.Time) bool {
 			fineSleep(wait)
 		default:
 			if w.kernel.arm(wait) != nil {
-				return waitUntil(ctx, WaitTimer, w.timer, at)
+				w.dropKernel()
+				return w.until(ctx, at)
 			}
 			// ctx may have ended, and fired the timer, before it was armed.
 			if ctx.Err() != nil {
@@ -138,10 +138,19 @@ func (w *waiter) until(ctx context.Context, at time.Time) bool {
 			// An expiry left from the context's firing, or one that came
 			// early, ends this read early: the loop sets the timer again.
 			if w.kernel.wait() != nil {
-				return waitUntil(ctx, WaitTimer, w.timer, at)
+				w.dropKernel()
+				return w.until(ctx, at)
 			}
 		}
 	}
+}
+
+// dropKernel falls back to the runtime timer for this wait and the rest,
+// when the kernel timer fails: once, not at every send.
+func (w *waiter) dropKernel() {
+	w.unwatch()
+	w.kernel.close()
+	w.kernel, w.mode = nil, WaitTimer
 }
 
 // waitUntil is the runtime timer's wait (WaitTimer, WaitSpin): it returns

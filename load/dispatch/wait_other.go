@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// kernelTimer is Linux's timerfd; elsewhere the fine wait is the runtime
-// timer's, then a sleep.
+// kernelTimer is Linux's timerfd; elsewhere there is none, and the fine
+// wait is WaitTimer (newWaiter), so neither it nor fineSleep is called.
 type kernelTimer struct{}
 
 func newKernelTimer() (*kernelTimer, error) {

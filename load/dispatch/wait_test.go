@@ -52,8 +52,26 @@ func TestFineWaitUsesTheKernelTimer(t *testing.T) {
 	at := time.Now().Add(5 * time.Millisecond)
 	assert.True(t, w.until(context.Background(), at))
 	assert.False(t, time.Now().Before(at), "a stale expiry ended the wait early")
+	k := w.kernel
 	w.close()
-	assert.Error(t, w.kernel.arm(time.Millisecond), "a closed timer must not be armed")
+	assert.Error(t, k.arm(time.Millisecond), "a closed timer must not be armed")
+	assert.Nil(t, w.kernel)
+}
+
+// A kernel timer that fails (here, closed under the waiter) gives way to
+// the runtime timer for that wait and every later one.
+func TestFineWaitFallsBackWhenTheKernelTimerFails(t *testing.T) {
+	w := newWaiter(context.Background(), WaitFine)
+	defer w.close()
+	if w.kernel == nil {
+		t.Skip("no kernel timer here: the fine wait is the runtime timer's already")
+	}
+	w.kernel.close()
+	at := time.Now().Add(5 * time.Millisecond)
+	assert.True(t, w.until(context.Background(), at))
+	assert.False(t, time.Now().Before(at), "the fallback woke early")
+	assert.Nil(t, w.kernel)
+	assert.Equal(t, WaitTimer, w.mode)
 }
 
 func TestParseWaitMode(t *testing.T) {
