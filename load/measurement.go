@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -116,6 +117,8 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		Seed:                  cfg.Seed,
 		SLOs:                  cfg.SLOs,
 		Strict:                cfg.Strict,
+		Baseline:              cfg.Baseline,
+		BaselineTolerance:     cfg.BaselineTolerance,
 		MaxInFlight:           cfg.MaxInFlight,
 		DrainTimeout:          cfg.DrainTimeout,
 		Cancel:                cfg.cancelPlan(),
@@ -200,17 +203,10 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	if st != nil {
 		st.Retried = retried
 	}
-	if st != nil && s.plan.Baseline != nil && err == nil {
-		checks, berr := verdict.CompareBaseline(s.plan.Baseline, st, s.engine.Seed, s.plan.BaselineTolerance)
-		if berr != nil {
-			// The step was measured: keep it in the report, say why it
-			// could not be compared, and mark the run cut short.
-			err = fmt.Errorf("%w: record it again with %s", berr, s.plan.baselineHint())
-		}
-		st.Baseline = checks
-		if len(verdict.Regressions(checks)) > 0 && st.Verdict == report.VerdictPass {
-			st.Verdict = report.VerdictFail
-		}
+	if errors.Is(err, verdict.ErrBaselineStep) {
+		// The step was measured and stays in the report; the run is
+		// marked cut short, with how to record the baseline again.
+		err = fmt.Errorf("%w: record it again with %s", err, s.plan.baselineHint())
 	}
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)

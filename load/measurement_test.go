@@ -57,6 +57,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 		// No client keeps a schedule to the nanosecond: every send is
 		// late, and every attempt starved.
 		cfg.Thresholds.MaxLateFraction = lateFraction
+		cfg.Thresholds.MinLateness = time.Nanosecond
 		cfg.StarvedRetries = 2
 		s, err := Open(ctx, cfg)
 		require.NoError(t, err)

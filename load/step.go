@@ -121,7 +121,11 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
-	verdict.Judge(st, ev, p.judging()).Apply(st)
+	j := verdict.Judge(st, ev, p.judging())
+	j.Apply(st)
+	if runErr == nil {
+		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
+	}
 	return st, runErr
 }
 
@@ -143,6 +147,7 @@ func (p *stepPlan) judging() verdict.Config {
 	}
 	c.InProcessServer = p.Target.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
+	c.Baseline, c.BaselineTolerance, c.Seed = p.Baseline, p.BaselineTolerance, p.Seed
 	return c
 }
 

@@ -48,6 +48,10 @@ type stepPlan struct {
 
 	SLOs   []verdict.SLO
 	Strict bool
+	// Baseline, when set, is compared with each step as it is judged
+	// (verdict.Config.Baseline), at BaselineTolerance.
+	Baseline          *report.Report
+	BaselineTolerance float64
 
 	MaxInFlight  int
 	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration

@@ -44,6 +44,10 @@ type Recorder struct {
 	e2elSend                             *stats.Histogram
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
+	// ttftBlocks cut the window in report.TrendBlocks blocks of blockLen,
+	// by intended send time, for the trend checks.
+	ttftBlocks []report.TTFTBlock
+	blockLen   time.Duration
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
 	// ended), for intervals that allow for correlated observations.
@@ -95,6 +99,8 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		bodyWrite:      stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
+		ttftBlocks:     make([]report.TTFTBlock, report.TrendBlocks),
+		blockLen:       d / report.TrendBlocks,
 		classes:        map[client.ErrorClass]int{},
 		messages:       NewErrorMessages(),
 		ttftC:          stats.NewClusters(),
@@ -268,6 +274,11 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 		r.ttftFirstHalf.Record(ttft)
 	} else {
 		r.ttftSecondHalf.Record(ttft)
+	}
+	if r.blockLen > 0 {
+		if b := int(o.Intended.Sub(r.measureFrom) / r.blockLen); b >= 0 && b < len(r.ttftBlocks) {
+			r.ttftBlocks[b].Add(int64(o.PromptTokens), ttft)
+		}
 	}
 	r.observeGaps(o.First, o.ITL)
 	n := o.CompletionTokens

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/llmslo/llmslo/load/report"
 )
@@ -18,10 +17,10 @@ const minWaitingRise = 2
 //
 //   - its waiting queue grew through the window's second half faster than
 //     MaxWaitingSlope and by minWaitingRise requests at least; or
-//   - TTFT rose through the window (not_steady's trend) while requests
-//     still waited at its end: the queue explains the rise. At a rate just
-//     past the knee the queue's growth is slow beside its noise, but the
-//     wait it adds shows in TTFT.
+//   - the delay the server added rose through the window (a trend, see
+//     delayTrend) while requests still waited at its end and the requests
+//     in flight grew: at a rate just past the knee the queue's growth is
+//     slow beside its noise, but the wait it adds shows in every request.
 //
 // It needs /metrics, and it is judged with not_steady's thresholds and
 // turned off with it.
@@ -38,33 +37,22 @@ func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.
 				srv.WaitingRise, srv.WaitingAtEnd, srv.WaitingSlopePerS),
 		}
 	}
-	rise, ok := ttftRise(ev, th)
-	if !ok || srv.WaitingAtEnd < minWaitingRise {
+	tr, ok := delayTrend(s, ev.TTFTBlocks, th)
+	if !ok || !tr.decisive || srv.WaitingAtEnd < minWaitingRise {
 		return nil
 	}
+	// Growth must be growth: a queue that ends the window shrinking is
+	// draining, whatever the delay did on the way.
 	growth := inFlightSlope(s.Timeline, int(s.DurationS))
+	if growth <= 0 {
+		return nil
+	}
 	return &report.Overload{
 		GrowthPerS: growth, Rise: srv.WaitingRise,
-		Message: fmt.Sprintf("over capacity: %s while %.0f requests still waited at the end of the window: the queue explains the rise "+
-			"(requests in flight grew by %.2f a second over its second half), so arrivals outpace completions and any TTFT SLO breaks given time",
-			rise, srv.WaitingAtEnd, growth),
+		Message: fmt.Sprintf("over capacity: %s, while %.0f requests still waited at the end of the window and the requests in flight "+
+			"grew by %.2f a second over its second half: arrivals outpace completions, so any TTFT SLO breaks given time",
+			tr.describe(), srv.WaitingAtEnd, growth),
 	}
-}
-
-// ttftRise reports not_steady's trend: TTFT p50 of the window's second
-// half over its first half's above MaxTTFTHalfRatio, and MinTTFTRise
-// slower, with MinHalfSamples requests in each half.
-func ttftRise(ev stepEvidence, th Thresholds) (string, bool) {
-	if th.MaxTTFTHalfRatio <= 0 || ev.FirstHalfN < int64(th.MinHalfSamples) ||
-		ev.SecondHalfN < int64(th.MinHalfSamples) || ev.TTFTFirstHalfP50 <= 0 {
-		return "", false
-	}
-	r := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)
-	if r <= th.MaxTTFTHalfRatio || ev.TTFTSecondHalfP50-ev.TTFTFirstHalfP50 < th.MinTTFTRise {
-		return "", false
-	}
-	return fmt.Sprintf("TTFT p50 rose from %.1f ms in the first half to %.1f ms in the second (×%.2f, limit ×%.2f)",
-		ms(ev.TTFTFirstHalfP50), ms(ev.TTFTSecondHalfP50), r, th.MaxTTFTHalfRatio), true
 }
 
 // inFlightSlope is the least-squares slope, per second, of the requests
@@ -93,26 +81,36 @@ func inFlightSlope(tl []report.Second, secs int) float64 {
 	return (n*sxy - sx*sy) / den
 }
 
-// notSteady finds a passing step whose TTFT was still rising through the
-// window with no growing queue to explain it (that is overCapacity): a
-// trend it cannot attribute, on which a pass cannot rest. A failing step
-// fails; steadiness matters only for a pass.
+// notSteady finds a step whose server-added delay was still rising through
+// the window with no growing queue to call it over capacity: a trend on
+// which a pass cannot rest, since a longer run would have measured more.
+// Like every hazard it decides only what it could have changed: a step
+// that failed or regressed anyway would only fail worse given time, and a
+// trend that the paired baseline's same step shows too is the trace's
+// shape (the same requests in the same order), not the server's.
 func notSteady(s *report.StepReport, ev stepEvidence, th Thresholds) finding {
-	if !ev.passing {
+	tr, ok := delayTrend(s, ev.TTFTBlocks, th)
+	if !ok || !tr.decisive {
 		return finding{}
 	}
-	rise, ok := ttftRise(ev, th)
-	if !ok {
-		return finding{}
+	h := report.Hazard{
+		Kind: HazardNotSteady,
+		Fix:  "lengthen the step (and the warm-up) until the delay stops rising; at this rate the server may be past its capacity",
 	}
-	why := []string{rise}
+	switch {
+	case !ev.passing:
+		h.Message = "the server's delay was still rising through the window (" + tr.describe() +
+			"), which could only have made a longer step worse: it did not decide a step that failed or regressed"
+		return finding{seen: true, Hazard: h}
+	case ev.baseline != nil && ev.baseline.decisive:
+		h.Message = "the delay rose through the window (" + tr.describe() + "), and alike in the paired baseline's same step (" +
+			ev.baseline.describe() + "): the same requests in the same order make the same shape, so it is the trace's, not the server's"
+		return finding{seen: true, Hazard: h}
+	}
+	h.Message = "the step met its SLOs before reaching a steady state: " + tr.describe()
 	if s.Server.MetricsAvailable {
-		why = append(why, fmt.Sprintf("no queue explains it (%.0f waiting at the end, growing %.2f requests/s)",
-			s.Server.WaitingAtEnd, s.Server.WaitingSlopePerS))
+		h.Message += fmt.Sprintf("; no growing queue explains it (%.0f waiting at the end, growing %.2f requests/s)",
+			s.Server.WaitingAtEnd, s.Server.WaitingSlopePerS)
 	}
-	return finding{seen: true, decides: true, Hazard: report.Hazard{
-		Kind:    HazardNotSteady,
-		Message: "the step passed before reaching a steady state: " + strings.Join(why, "; "),
-		Fix:     "lengthen the step (and the warm-up) until TTFT stops rising; at this rate the server may be past its capacity",
-	}}
+	return finding{seen: true, decides: true, Hazard: h}
 }

@@ -25,6 +25,10 @@ type ServerSample struct {
 	PrefixQueries float64 // tokens looked up in the prefix cache (counter)
 	PrefixHits    float64 // of those, tokens found (counter)
 	Preemptions   float64 // counter
+	// QueueTimeSum and QueueTimeCount are the queue-time histogram's sum
+	// (seconds) and count: requests that left the waiting queue, and how
+	// long they waited in all.
+	QueueTimeSum, QueueTimeCount float64
 }
 
 // metric names, V1 first and their pre-V1 spellings after: a server of
@@ -36,6 +40,7 @@ var (
 	namesQueries  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
 	namesHits     = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
 	namesPreempts = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+	nameQueueTime = "vllm:request_queue_time_seconds"
 )
 
 // ParseServerMetrics reads vLLM's Prometheus text exposition. It fails when
@@ -79,6 +84,14 @@ func ParseServerMetrics(r io.Reader) (ServerSample, error) {
 	s.PrefixQueries = sum(namesQueries, false)
 	s.PrefixHits = sum(namesHits, false)
 	s.Preemptions = sum(namesPreempts, false)
+	if f, ok := fams[nameQueueTime]; ok {
+		for _, m := range f.GetMetric() {
+			if h := m.GetHistogram(); h != nil {
+				s.QueueTimeSum += h.GetSampleSum()
+				s.QueueTimeCount += float64(h.GetSampleCount())
+			}
+		}
+	}
 	return s, nil
 }
 
@@ -159,9 +172,14 @@ type ServerStats struct {
 	RunningAtMaxShare float64 `json:"running_at_max_share"`
 	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
 	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
-	MaxNumSeqs int    `json:"max_num_seqs,omitempty"`
-	Samples    int    `json:"samples"`
-	Error      string `json:"error,omitempty"`
+	MaxNumSeqs int `json:"max_num_seqs,omitempty"`
+	// QueueTime cuts the window in report.TrendBlocks blocks (fewer when
+	// scrapes were sparse) and gives each the requests that left the
+	// server's waiting queue in it and their mean wait: the server's own
+	// record of the delay it added, which a prompt's length does not move.
+	QueueTime []QueueBlock `json:"queue_time,omitempty"`
+	Samples   int          `json:"samples"`
+	Error     string       `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -301,6 +319,7 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 			st.RunningAtMaxShare += 1 / float64(len(window))
 		}
 	}
+	st.QueueTime = queueBlocks(window, from, until)
 	half := window[len(window)/2:]
 	st.WaitingSlopePerS = waitingSlope(half)
 	if len(half) >= 3 {
