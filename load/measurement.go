@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -202,11 +201,6 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	}
 	if st != nil {
 		st.Retried = retried
-	}
-	if errors.Is(err, verdict.ErrBaselineStep) {
-		// The step was measured and stays in the report; the run is
-		// marked cut short, with how to record the baseline again.
-		err = fmt.Errorf("%w: record it again with %s", err, s.plan.baselineHint())
 	}
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)

@@ -94,13 +94,10 @@ type Plan struct {
 	// reports in GET /v1/models, as vLLM does, and no clipping when it
 	// reports none.
 	MaxModelLen int
-	// Baseline, when set, is a recorded report (LoadBaseline) each step is
-	// compared with; BaselineTolerance is the slowdown allowed, and
-	// BaselineHint says how a user records one again in the face they
-	// use, for errors.
+	// Baseline, when set, is a recorded report (ReadBaseline) each step is
+	// compared with; BaselineTolerance is the slowdown allowed.
 	Baseline          *report.Report
 	BaselineTolerance float64
-	BaselineHint      string
 	// Progress watches each step as it runs (internal/progress draws it
 	// for the faces); nil means none.
 	Progress Progress
@@ -137,7 +134,7 @@ func (c *Plan) validate() error {
 	case c.Fixture == nil:
 		return errors.New("the plan has no fixture")
 	case c.Arrival.Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
-		return fmt.Errorf("--arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
+		return fmt.Errorf("arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
 	}
 	if c.Duration <= 0 {
 		return fmt.Errorf("step duration %v must be positive", c.Duration)
@@ -163,14 +160,6 @@ func (c *Plan) validate() error {
 		return err
 	}
 	return c.validateShard()
-}
-
-// baselineHint says how to record a baseline, for errors.
-func (c *Plan) baselineHint() string {
-	if c.BaselineHint != "" {
-		return c.BaselineHint
-	}
-	return "Plan.UpdateBaseline"
 }
 
 // DrainBound is how long a step waits for its last requests after its last

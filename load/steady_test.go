@@ -14,12 +14,12 @@ import (
 )
 
 // traceShapeSeed is a seed of azure-conv-2023 at 6 req/s whose requests put
-// the halves of a 30 s window far apart: their TTFT medians differ by more
-// than ×1.5 on a healthy simulator, from the trace's own mix of prompt
-// lengths and of long answers still piling up. The verdict used to fail
-// this step as over capacity on every run; it found by a search over
-// seeds 1 to 60.
-const traceShapeSeed = 41
+// the halves of a 30 s window apart: their TTFT medians were 61 and 120 ms
+// (×1.97) on a healthy simulator on an idle 16-core machine, and 62 and
+// 120 ms on a busy 2-core one, from the trace's own mix of prompt lengths.
+// It is the largest ratio of 48 seeds (41 came second, ×1.67); the
+// half-median rule refused it as not_steady.
+const traceShapeSeed = 4
 
 // The PR gate's step on that seed: the halves' medians move by more than
 // ×1.5, but neither the server's queue time nor TTFT less each prompt's own
@@ -41,7 +41,7 @@ func TestATracesOwnShapeIsNoTrend(t *testing.T) {
 	ev := st.Evidence
 	require.NotNil(t, ev)
 	first, second := ev.TTFTFirstHalf.Quantile(50), ev.TTFTSecondHalf.Quantile(50)
-	t.Logf("TTFT p50 %v in the first half, %v in the second; queue time %+v", first, second, st.Server.QueueTime)
+	t.Logf("TTFT p50 %v in the first half, %v in the second; queue time %+v", first, second, st.Server.QueueTimeBlocks)
 	ratio := float64(max(first, second)) / float64(min(first, second))
 	assert.Greater(t, ratio, 1.5, "the trace's shape moves the halves' medians apart")
 	assert.Nil(t, st.Overload)

@@ -43,10 +43,11 @@
 // for 30 s steps after a 5 s warm-up against the h200-llama3-8b profile,
 // with SLOs ttft.p90<=5s and itl.p99<=2s (and the default error-rate
 // guard): 35 s a run, about 24 minutes for 40 trials one at a time
-// (process and neighbour add a build of cmd/llmslo first). knee runs the
-// README's sweep's case: --max-num-seqs 2 (about 3.6 req/s of capacity),
-// fixed:128:64 at 4 req/s, 20 s steps after 2 s, ttft.p50<=2s; each run
-// must fail as over capacity. The starved modes run 2 s steps without
+// (process and neighbour add a build of cmd/llmslo first). knee runs a
+// server just past its knee: --max-num-seqs 2 (4.3 to 4.5 req/s of
+// capacity, the completions a second of a saturated server), fixed:128:64
+// at 5 req/s, 20 s steps after 2 s, ttft.p50<=2s; each run must fail as
+// over capacity. The starved modes run 2 s steps without
 // warm-up against the "instant" profile, about 3 s a run; for them every
 // run is expected INVALID with client_saturation. -duration, -warmup,
 // -rate and -slos override a mode's defaults; -parallel runs the

@@ -44,7 +44,7 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 	def := gateSpec{rate: 6, d: 30 * time.Second, warmup: 5 * time.Second, slos: refusalSLOs}
 	profile := "h200-llama3-8b"
 	if server == "knee" {
-		def = gateSpec{fixture: "fixed:128:64", rate: 4, d: 20 * time.Second, warmup: 2 * time.Second, slos: kneeSLOs}
+		def = gateSpec{fixture: "fixed:128:64", rate: 5, d: 20 * time.Second, warmup: 2 * time.Second, slos: kneeSLOs}
 	}
 	if starved {
 		def = gateSpec{fixture: "fixed:16:4", rate: 10000, d: 2 * time.Second, slos: refusalSLOs}
@@ -80,7 +80,7 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 		setup = "the simulator in this process"
 	case "knee":
 		target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile, MaxNumSeqs: 2}}
-		setup = "the simulator in this process with --max-num-seqs 2 (about 3.6 req/s of capacity)"
+		setup = "the simulator in this process with --max-num-seqs 2 (4.3 to 4.5 req/s of capacity: 5 req/s is about 1.15 times it)"
 	case "process", "neighbour":
 		url, stop, err := startSimProcess(ctx, profile)
 		if err != nil {
@@ -256,6 +256,15 @@ func forEach(n, parallel int, f func(int) error) error {
 // logRun prints one run's verdict and what decided it, on stderr.
 func logRun(i int, seed int64, took time.Duration, st *report.StepReport) {
 	fmt.Fprintf(os.Stderr, "run %d (seed %d, %.0fs): %s", i, seed, took.Seconds(), st.Verdict)
+	if e := st.Evidence; e != nil && e.TTFTFirstHalf != nil && e.TTFTSecondHalf != nil {
+		// What the half-median rule read: a trace's shape moves it.
+		fmt.Fprintf(os.Stderr, "  ttft p50 by half %.0f / %.0f ms", ms(e.TTFTFirstHalf.Quantile(50)), ms(e.TTFTSecondHalf.Quantile(50)))
+	}
+	for _, n := range st.Notes {
+		if n.Kind == "not_steady" {
+			fmt.Fprintf(os.Stderr, "  note not_steady: %s", n.Message)
+		}
+	}
 	if st.Overload != nil {
 		fmt.Fprintf(os.Stderr, "  %s", st.Overload.Message)
 	}
@@ -272,3 +281,5 @@ func logRun(i int, seed int64, took time.Duration, st *report.StepReport) {
 	}
 	fmt.Fprintf(os.Stderr, "  (send lag p99 %.1f ms)\n", st.SendLag.P99)
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

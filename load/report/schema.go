@@ -321,9 +321,11 @@ type Second struct {
 
 // Overload is the evidence that a step ran past the server's capacity.
 type Overload struct {
-	// GrowthPerS is the waiting queue's least-squares slope over the
-	// second half of the window: how much faster arrivals came than the
-	// server admitted them, in requests per second.
+	// GrowthPerS is how much faster arrivals came than the server
+	// admitted them, in requests per second, as the rule that fired read
+	// it: the waiting queue's least-squares slope over the window's second
+	// half, or the requests the server held more at the window's end than
+	// at its start over the window's length. Rise is the requests gained.
 	GrowthPerS float64 `json:"growth_per_s"`
 	Rise       float64 `json:"rise"`
 	Message    string  `json:"message"`

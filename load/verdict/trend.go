@@ -49,7 +49,7 @@ func delayTrend(s *report.StepReport, blocks []report.TTFTBlock, th Thresholds) 
 func queueTrend(s *report.StepReport, th Thresholds) (trend, bool) {
 	var x, y []float64
 	n := 0.0
-	for _, b := range s.Server.QueueTime {
+	for _, b := range s.Server.QueueTimeBlocks {
 		x, y = append(x, b.AtS), append(y, b.MeanMs)
 		n += b.Requests
 	}

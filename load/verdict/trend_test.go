@@ -16,12 +16,13 @@ import (
 // server-added level plus 0.05 ms for each prompt token, prompts of the
 // given mean per block (each block's prompts spread ±50% around it).
 type trendStep struct {
-	levels   []float64 // ms, per block
-	prompts  []float64 // mean prompt tokens, per block
-	queue    []float64 // the server's mean queue time per block, ms; nil: no metrics
-	waiting  float64   // waiting at the end of the window
-	inFlight int       // requests in flight gained each second (negative: lost)
-	p50      float64   // the step's TTFT p50, ms
+	levels  []float64 // ms, per block
+	prompts []float64 // mean prompt tokens, per block
+	queue   []float64 // the server's mean queue time per block, ms; nil: no metrics
+	waiting float64   // waiting at the end of the window
+	growth  float64   // requests the server held more at the end than at the start
+	queued  float64   // share of the window's samples with a request waiting
+	p50     float64   // the step's TTFT p50, ms
 }
 
 func (ts trendStep) build() (*report.StepReport, stepEvidence) {
@@ -34,18 +35,14 @@ func (ts trendStep) build() (*report.StepReport, stepEvidence) {
 			blocks[i].Add(int64(p), time.Duration((lvl+0.05*p)*float64(time.Millisecond)))
 		}
 	}
-	s.Timeline = make([]report.Second, 45)
-	for i := range s.Timeline {
-		s.Timeline[i] = report.Second{T: i, Sent: 6, Completed: 6 - ts.inFlight}
-	}
 	if ts.queue != nil {
-		s.Server = vllmapi.ServerStats{MetricsAvailable: true, WaitingAtEnd: ts.waiting}
+		s.Server = vllmapi.ServerStats{MetricsAvailable: true, WaitingAtEnd: ts.waiting, InSystemGrowth: ts.growth, QueuedShare: ts.queued}
 		for i, q := range ts.queue {
-			s.Server.QueueTime = append(s.Server.QueueTime, vllmapi.QueueBlock{AtS: 4.5*float64(i) + 2.25, Requests: 20, MeanMs: q})
+			s.Server.QueueTimeBlocks = append(s.Server.QueueTimeBlocks, vllmapi.QueueBlock{AtS: 4.5*float64(i) + 2.25, Requests: 20, MeanMs: q})
 		}
 	}
 	ev := stepEvidence{passing: true}
-	ev.TTFTBlocks = blocks
+	ev.TTFTBlocks, ev.Due, ev.SentInWindow = blocks, 200, 200
 	return s, ev
 }
 
@@ -83,7 +80,7 @@ func ramp(n int, from, step float64) []float64 {
 func TestLongerPromptsInOneHalfAreNoTrend(t *testing.T) {
 	prompts := append(flat(5, 500), flat(5, 3000)...)
 	for _, queue := range [][]float64{nil, {3, 1, 0, 2, 4, 0, 1, 5, 2, 3}} {
-		ts := trendStep{levels: flat(10, 60), prompts: prompts, queue: queue, waiting: 3, inFlight: 1, p50: 100}
+		ts := trendStep{levels: flat(10, 60), prompts: prompts, queue: queue, waiting: 3, growth: 3, p50: 100}
 		s, ev := ts.build()
 		first, last := ev.TTFTBlocks[0], ev.TTFTBlocks[9]
 		require.Greater(t, float64(last.SY)/float64(first.SY), 1.5, "the raw TTFT doubles between the halves")
@@ -95,11 +92,11 @@ func TestLongerPromptsInOneHalfAreNoTrend(t *testing.T) {
 
 // Just past the knee the queue's growth is slow beside its noise, but the
 // server's queue time rises block after block: with requests waiting at the
-// end and more in flight each second, that is over capacity, and the step
+// end and more held than at the start, that is over capacity, and the step
 // fails whatever the prompts did.
 func TestASustainedQueueTimeRiseIsOverCapacity(t *testing.T) {
 	ts := trendStep{levels: ramp(10, 100, 150), prompts: flat(10, 128), queue: ramp(10, 20, 150),
-		waiting: 7, inFlight: 1, p50: 800}
+		waiting: 7, growth: 9, queued: 0.5, p50: 800}
 	s, ev := ts.build()
 	withTTFT(s, 200, 800*time.Millisecond)
 	parsed, err := ParseSLOs([]string{"ttft.p50<=20s"})
@@ -108,8 +105,8 @@ func TestASustainedQueueTimeRiseIsOverCapacity(t *testing.T) {
 	assert.Equal(t, report.VerdictFail, s.Verdict)
 	require.NotNil(t, s.Overload)
 	assert.Contains(t, s.Overload.Message, "the server's queue time rose by 1500.0 ms across the window")
-	assert.Contains(t, s.Overload.Message, "7 requests still waited at the end")
-	assert.InDelta(t, 1, s.Overload.GrowthPerS, 1e-9, "in flight grew by one a second")
+	assert.Contains(t, s.Overload.Message, "the server held 9 requests more at the end of the window than at its start (7 waiting at the end)")
+	assert.InDelta(t, 0.2, s.Overload.GrowthPerS, 1e-9, "9 requests in 45 s")
 
 	// The same rise with nothing waiting at the end is no overload: the
 	// step passed its SLO before a steady state, which is not_steady.
@@ -122,16 +119,35 @@ func TestASustainedQueueTimeRiseIsOverCapacity(t *testing.T) {
 	assert.Contains(t, h.Message, "the step met its SLOs before reaching a steady state")
 }
 
-// Requests in flight that fell through the window's second half are a
-// queue draining: never over capacity, whatever rose on the way.
-func TestANegativeInFlightSlopeIsNeverOverCapacity(t *testing.T) {
-	ts := trendStep{levels: ramp(10, 100, 150), prompts: flat(10, 128), queue: ramp(10, 20, 150),
-		waiting: 7, inFlight: -1, p50: 800}
-	s, ev := ts.build()
+// A server that holds fewer requests at the end of the window than at its
+// start is draining: never over capacity, whatever rose on the way, and
+// however saturated it was.
+func TestAShrinkingServerIsNeverOverCapacity(t *testing.T) {
+	for _, growth := range []float64{-5, 0, 1} {
+		ts := trendStep{levels: ramp(10, 100, 150), prompts: flat(10, 128), queue: ramp(10, 20, 150),
+			waiting: 7, growth: growth, queued: 1, p50: 800}
+		s, ev := ts.build()
+		assert.Nil(t, overCapacity(s, ev, DefaultThresholds()), "growth %v", growth)
+	}
+}
+
+// A server with a request waiting through the window admitted as fast as
+// it could; holding 5% of the window's arrivals more at its end than at
+// its start, it is over capacity, trend or no trend (a queue's level near
+// the knee is a random walk, the count of arrivals is not). Less growth,
+// or a server that was not saturated, is no evidence.
+func TestASaturatedServerThatGainedRequestsIsOverCapacity(t *testing.T) {
+	noTrend := []float64{400, 380, 420, 390, 410, 400, 395, 405, 385, 415}
+	s, ev := trendStep{levels: noTrend, prompts: flat(10, 128), queue: noTrend, waiting: 12, growth: 10, queued: 0.95, p50: 900}.build()
+	o := overCapacity(s, ev, DefaultThresholds())
+	require.NotNil(t, o)
+	assert.Contains(t, o.Message, "requests waited in 95% of the window's samples")
+	assert.Contains(t, o.Message, "the server held 10 requests more at the end of the window than at its start (12 waiting at the end), of 200 arrivals")
+
+	s.Server.InSystemGrowth = 9 // under 5% of 200
 	assert.Nil(t, overCapacity(s, ev, DefaultThresholds()))
-	ts.inFlight = 0
-	s, ev = ts.build()
-	assert.Nil(t, overCapacity(s, ev, DefaultThresholds()), "no growth at all")
+	s.Server.InSystemGrowth, s.Server.QueuedShare = 10, 0.6
+	assert.Nil(t, overCapacity(s, ev, DefaultThresholds()))
 }
 
 // A burst in the middle of the window, or one slow block at its end, is

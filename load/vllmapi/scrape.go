@@ -170,16 +170,23 @@ type ServerStats struct {
 	// at its plateau while requests wait is bound by its batch size.
 	MaxRunning        float64 `json:"max_running"`
 	RunningAtMaxShare float64 `json:"running_at_max_share"`
+	// QueuedShare is the share of the window's samples with a request
+	// waiting: a server that always has one is saturated, admitting as
+	// fast as it can. InSystemGrowth is running plus waiting at the
+	// window's end less at its start: arrivals less completions over the
+	// window, every request counted (the warm-up's too).
+	QueuedShare    float64 `json:"queued_share"`
+	InSystemGrowth float64 `json:"in_system_growth"`
 	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
 	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
 	MaxNumSeqs int `json:"max_num_seqs,omitempty"`
-	// QueueTime cuts the window in report.TrendBlocks blocks (fewer when
+	// QueueTimeBlocks cuts the window in report.TrendBlocks blocks (fewer when
 	// scrapes were sparse) and gives each the requests that left the
 	// server's waiting queue in it and their mean wait: the server's own
 	// record of the delay it added, which a prompt's length does not move.
-	QueueTime []QueueBlock `json:"queue_time,omitempty"`
-	Samples   int          `json:"samples"`
-	Error     string       `json:"error,omitempty"`
+	QueueTimeBlocks []QueueBlock `json:"queue_time_blocks,omitempty"`
+	Samples         int          `json:"samples"`
+	Error           string       `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -318,8 +325,12 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 		if st.MaxRunning > 0 && x.Running >= st.MaxRunning-0.5 {
 			st.RunningAtMaxShare += 1 / float64(len(window))
 		}
+		if x.Waiting >= 1 {
+			st.QueuedShare += 1 / float64(len(window))
+		}
 	}
-	st.QueueTime = queueBlocks(window, from, until)
+	st.InSystemGrowth = (window[len(window)-1].Running + window[len(window)-1].Waiting) - (window[0].Running + window[0].Waiting)
+	st.QueueTimeBlocks = queueBlocks(window, from, until)
 	half := window[len(window)/2:]
 	st.WaitingSlopePerS = waitingSlope(half)
 	if len(half) >= 3 {
