@@ -92,6 +92,10 @@ func (c *Plan) validateShard() error {
 		return errors.New("shards must measure one shared server: the target starts a server of each shard's own; give its URL")
 	case c.Baseline != nil:
 		return errors.New("a shard holds a share of the samples: compare the merged report with a baseline, not a shard")
+	case c.Fixture != nil && c.Fixture.Sessions != nil:
+		// A merged report would need each shard's turns by position, and
+		// rates that count sessions: not there yet.
+		return errors.New("a session replay cannot be sharded yet: run it from one process")
 	}
 	return nil
 }

@@ -142,10 +142,10 @@ func finishStep(s *report.StepReport, due int) {
 // judging is what the plan's steps are judged against.
 func (p *stepPlan) judging() verdict.Config {
 	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
-	if p.Fixture != nil {
-		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
+	if p.FixtureInfo != nil {
+		c.MeanOutputTokens = p.FixtureInfo.OutputTokens.Mean
 	}
-	c.InProcessServer = p.Target.Kind == KindSim
+	c.InProcessServer = p.TargetInfo.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
 	c.Baseline, c.BaselineTolerance, c.Seed = p.Baseline, p.BaselineTolerance, p.Seed
 	return c
