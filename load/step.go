@@ -33,7 +33,7 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 	if err != nil {
 		return nil, 0, err
 	}
-	d := dispatch.Dispatch{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
+	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
 		Cancel: p.Cancel}
 	res, runErr := d.Run(ctx)
