@@ -23,7 +23,8 @@ const (
 
 // DefaultRates are the rate steps when none are given: a moderate rate and
 // twice it. At the default 60 s each gives the 200 requests a p95 needs.
-var DefaultRates = []float64{4, 8}
+// A function, so that no caller can change them for every other.
+func DefaultRates() []float64 { return []float64{4, 8} }
 
 // Plan is a whole measurement, as typed values: what each face (slotest,
 // the llmslo command) builds from its own input once, at its edge, and what
@@ -114,7 +115,7 @@ type Plan struct {
 // DefaultFixture).
 func DefaultPlan() Plan {
 	return Plan{
-		Rates:            append([]float64(nil), DefaultRates...),
+		Rates:            DefaultRates(),
 		Arrival:          arrival.Spec{Kind: arrival.Poisson},
 		Duration:         DefaultDuration,
 		Warmup:           DefaultWarmup,

@@ -152,8 +152,9 @@ func verdictOf(j Judgement) report.Verdict {
 }
 
 // DefaultErrorRate is the error-rate SLO that applies when none is given:
-// listing latency SLOs never switches the error guard off.
-var DefaultErrorRate = SLO{Metric: report.MetricErrorRate, MaxRate: 0.01}
+// listing latency SLOs never switches the error guard off. A function, so
+// that no caller can change the guard for every other.
+func DefaultErrorRate() SLO { return SLO{Metric: report.MetricErrorRate, MaxRate: 0.01} }
 
 // Guarded returns slos with DefaultErrorRate added when they hold no
 // error_rate SLO of their own.
@@ -163,7 +164,7 @@ func Guarded(slos []SLO) []SLO {
 			return slos
 		}
 	}
-	return append(slices.Clone(slos), DefaultErrorRate)
+	return append(slices.Clone(slos), DefaultErrorRate())
 }
 
 // Check checks one SLO against a step, as the step's own SLOs were.
