@@ -349,6 +349,11 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 		} else {
 			sr.tmpl.learn(data, &ch)
 		}
+		if ch.hasUsage && ch.prompt == 0 && ch.completion == 0 && !ch.hasCached {
+			// Ollama sends a usage of zeros on every event before the real
+			// one: a count of nothing, not a report.
+			ch.hasUsage = false
+		}
 		if ch.failed {
 			out.Class = ClassServerError
 			out.Err = fmt.Errorf("server error in stream after %d token events: %s", out.TokenEvents, snippet(ch.message))
