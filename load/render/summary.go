@@ -57,6 +57,9 @@ func Markdown(title string, r *report.Report) string {
 			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, NoteWord(s), h.Kind, h.Message)
 		}
 	}
+	for _, n := range notJudgedOnce(r) {
+		fmt.Fprintf(&b, "\n- not judged `%s`: %s.", n.Check, n.Reason)
+	}
 	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(&b, "\n\n_Hazards not judged, turned off by the run: %s._", strings.Join(off, ", "))
 	}

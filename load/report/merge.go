@@ -76,6 +76,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.SentPerS = addCounts(m.Evidence.SentPerS, e.SentPerS)
 		addInts(&m.Tokens, &s.Tokens) // output_per_s is recomputed below
 		m.LengthMismatches += s.LengthMismatches
+		m.LengthEndedEarly += s.LengthEndedEarly
 		addInts(&m.PromptCache, &s.PromptCache)
 		m.Timeline = addTimeline(m.Timeline, s.Timeline)
 		m.Partial = m.Partial || s.Partial
