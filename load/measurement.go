@@ -96,6 +96,11 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if cfg.API == workload.APIChat {
 		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(s.endpoint.URL, s.endpoint.Model, hc)
 	}
+	features, err := probeFeatures(ctx, s.endpoint, hc, cfg.API)
+	if err != nil {
+		return err
+	}
+	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
 		return fmt.Errorf("workload: %w", err)
@@ -127,7 +132,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		Progress:              cfg.Progress,
 		Shard:                 cfg.Shard,
 		StartAt:               cfg.StartAt,
+		Features:              features,
 	}
+	s.engine.Target.Notes = features.notes()
 	if err := s.openRecords(); err != nil {
 		return err
 	}

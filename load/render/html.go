@@ -264,7 +264,8 @@ section.step{break-inside:avoid-page}
 <dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
 {{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
-</header>
+{{range .Report.Target.Notes}}<p class="note"><strong>target:</strong> {{.}}</p>
+{{end}}</header>
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>

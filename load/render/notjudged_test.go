@@ -12,7 +12,7 @@ import (
 // says "no observations" where there was nothing to compare (never 0.0 ms),
 // and lists the checks it could not make, with the reason.
 func TestNoObservationsAndNotJudgedInEveryFace(t *testing.T) {
-	r := &report.Report{Verdict: report.VerdictFail, Steps: []report.StepReport{{
+	r := &report.Report{Verdict: report.VerdictFail, Target: report.TargetInfo{Notes: []string{"prompts were sent as text"}}, Steps: []report.StepReport{{
 		Name: "rate=2", Verdict: report.VerdictFail,
 		Requests:  report.RequestCounts{Scheduled: 40, Sent: 40, Failed: 40},
 		SLO:       []report.SLOResult{{Metric: "ttft", Percentile: 95, LimitMs: 500, NoObservations: true, NeededSamples: 59}},
@@ -25,6 +25,9 @@ func TestNoObservationsAndNotJudgedInEveryFace(t *testing.T) {
 	for name, text := range faces {
 		if strings.Contains(text, "0.0 ms") {
 			t.Errorf("%s compares a value nobody observed:\n%s", name, text)
+		}
+		if name != "step" && !strings.Contains(text, "prompts were sent as text") {
+			t.Errorf("%s does not carry the target's notes:\n%s", name, text)
 		}
 		if !strings.Contains(text, "the server exposes no metrics: no waiting queue") || !strings.Contains(text, "over_capacity") {
 			t.Errorf("%s does not say what was not judged:\n%s", name, text)

@@ -34,6 +34,9 @@ func Markdown(title string, r *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
 	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
+	for _, n := range r.Target.Notes {
+		fmt.Fprintf(&b, "_Target: %s._\n\n", n)
+	}
 	unit := "req/s"
 	if hasSessions(r) {
 		unit = "sessions/s"

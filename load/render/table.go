@@ -56,6 +56,9 @@ func WriteSummary(w io.Writer, r *report.Report) {
 		}
 	}
 	writeAbandoned(w, r)
+	for _, n := range r.Target.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, n := range notJudgedOnce(r) {
 		fmt.Fprintf(w, "not judged (%s): %s\n", n.Check, n.Reason)
 	}

@@ -39,6 +39,10 @@ type TargetInfo struct {
 	Kind  string `json:"kind"`
 	URL   string `json:"url"`
 	Model string `json:"model"`
+	// Notes say, once for the run, what llmslo found the server not to
+	// take or not to have (token-id prompts, /tokenize, ignore_eos) and
+	// what it did instead.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Report is the JSON report of a run (docs/report.md): snake_case,
