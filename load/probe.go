@@ -33,6 +33,9 @@ type serverFeatures struct {
 	// fitted to the prompt tokens the server reported for probe texts.
 	Sized bool
 	Text  workload.TextModel
+	// unsized says why text prompts could not be sized (the server
+	// failed the probes): they are then estimates at a token a word.
+	unsized string
 }
 
 // sizedTolerance is how far off a prompt sized from the fitted model (not
@@ -44,7 +47,9 @@ const sizedTolerance = 0.05
 var probeWordCounts = []int{16, 64, 256}
 
 // probeFeatures probes a URL target before the first step: a handful of
-// requests of one output token each, none of them measured.
+// requests of one output token each, none of them measured. A server that
+// fails the probes (5xx, a broken connection) is left to the step to
+// measure; only one that refuses every kind of prompt stops the run.
 func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API) (*serverFeatures, error) {
 	if ep.Kind != KindURL {
 		return nil, nil
@@ -59,13 +64,8 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 	if api == workload.APICompletions {
 		ids := []int{workload.DefaultVocabMin, workload.DefaultVocabMin + 1, workload.DefaultVocabMin + 2}
 		status, msg, _, err := probeRequest(ctx, ep, hc, api, ids)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("probe POST /v1/completions: %w", err)
-		case status/100 == 4:
+		if err == nil && status/100 == 4 {
 			f.TextPrompts, f.rejected = true, msg
-		case status/100 != 2:
-			return nil, fmt.Errorf("probe POST /v1/completions: status %d: %s", status, msg)
 		}
 	}
 	if f.Tokenize || (api == workload.APICompletions && !f.TextPrompts) {
@@ -89,21 +89,25 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 		text := workload.TextSynth{Salt: uint64(k + 1)}.Words(-1, workload.Shape{}, n)
 		status, msg, usage, err := probeRequest(ctx, ep, hc, api, text)
 		switch {
-		case err != nil:
-			return fmt.Errorf("probe POST %s: %w", path, err)
-		case status/100 != 2 && f.TextPrompts:
+		case err == nil && status/100 == 4 && f.TextPrompts:
 			return fmt.Errorf("the server rejects both token-id and text prompts on POST %s (status %d: %s; token ids: %s): check the model name, or use the chat API (--api chat, slotest.WithAPI)",
 				path, status, msg, f.rejected)
+		case err != nil:
+			f.unsized = fmt.Sprintf("probe POST %s: %v", path, err)
 		case status/100 != 2:
-			return fmt.Errorf("probe POST %s: status %d: %s", path, status, msg)
+			f.unsized = fmt.Sprintf("probe POST %s: status %d: %s", path, status, msg)
 		case usage <= 0:
-			return fmt.Errorf("the server has no /tokenize and reports no usage.prompt_tokens on POST %s: llmslo cannot size its prompts", path)
+			f.unsized = "it reports no usage.prompt_tokens"
+		}
+		if f.unsized != "" {
+			return nil
 		}
 		tokens[k] = usage
 	}
 	m, err := workload.FitTextModel(probeWordCounts, tokens)
 	if err != nil || !(m.TokensPerWord > 0) {
-		return fmt.Errorf("sizing prompts from the server's usage: %d words cost %v prompt tokens, no usable line", probeWordCounts, tokens)
+		f.unsized = fmt.Sprintf("%v words cost %v prompt tokens, no usable line", probeWordCounts, tokens)
+		return nil
 	}
 	f.Sized, f.Text = true, m
 	return nil
@@ -193,6 +197,9 @@ func (f *serverFeatures) notes() []string {
 	if f.Sized {
 		out = append(out, fmt.Sprintf("the server has no /tokenize: prompts were sized from the usage.prompt_tokens it reported for %d probe texts (%.2f tokens a word, %.0f more for the template), so their lengths come close, not exact; a prompt counts as a length mismatch beyond %.0f%%",
 			len(probeWordCounts), f.Text.TokensPerWord, f.Text.Overhead, 100*sizedTolerance))
+	}
+	if f.unsized != "" {
+		out = append(out, "the server has no /tokenize and its prompt tokens could not be measured ("+f.unsized+"): prompt lengths are estimates at a token a word")
 	}
 	if f.earlyEnd() {
 		out = append(out, "the server is not vLLM (no /tokenize), so it cannot be held to the asked output lengths (no ignore_eos): a request may end early, and such outputs are counted (length_ended_early), not taken as mismatches")

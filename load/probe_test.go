@@ -106,3 +106,21 @@ func TestProbeLeavesExactPromptsAlone(t *testing.T) {
 		t.Fatalf("a started target was probed: %+v, %v", f, err)
 	}
 }
+
+// A server that fails the probes is left to the step to measure: the run
+// starts, on token ids, and says its prompts could not be sized.
+func TestProbeLeavesAFailingServerToTheStep(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"overloaded"}`, http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m"}
+	f, err := probeFeatures(t.Context(), ep, srv.Client(), workload.APICompletions)
+	if err != nil || f.TextPrompts || f.Sized {
+		t.Fatalf("completions: features %+v, %v: want token ids and no error", f, err)
+	}
+	f, err = probeFeatures(t.Context(), ep, srv.Client(), workload.APIChat)
+	if err != nil || f.Sized || !strings.Contains(strings.Join(f.notes(), "\n"), "could not be measured (probe POST /v1/chat/completions: status 503") {
+		t.Fatalf("chat: features %+v, %v, notes %q: want unsized, said so", f, err, f.notes())
+	}
+}
