@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmslo/llmslo/load/workload"
+	"github.com/llmslo/llmslo/vllmsim"
 )
 
 // fakeServer answers as Ollama does: no /tokenize, token-id prompts
@@ -122,5 +123,19 @@ func TestProbeLeavesAFailingServerToTheStep(t *testing.T) {
 	f, err = probeFeatures(t.Context(), ep, srv.Client(), workload.APIChat)
 	if err != nil || f.Sized || !strings.Contains(strings.Join(f.notes(), "\n"), "could not be measured (probe POST /v1/chat/completions: status 503") {
 		t.Fatalf("chat: features %+v, %v, notes %q: want unsized, said so", f, err, f.notes())
+	}
+}
+
+// vLLM's API, as the simulator serves it, takes token ids and has
+// /tokenize: the probe changes nothing and says nothing.
+func TestProbeFindsVLLMsExtras(t *testing.T) {
+	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant"})
+	t.Cleanup(srv.Close)
+	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m"}
+	for _, api := range []workload.API{workload.APICompletions, workload.APIChat} {
+		f, err := probeFeatures(t.Context(), ep, http.DefaultClient, api)
+		if err != nil || f.TextPrompts || !f.Tokenize || f.Sized || f.earlyEnd() || len(f.notes()) > 0 {
+			t.Fatalf("%s: features %+v, %v, notes %q: want token ids and /tokenize, nothing to say", api, f, err, f.notes())
+		}
 	}
 }
