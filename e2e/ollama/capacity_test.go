@@ -13,8 +13,10 @@ import (
 
 // The server runs one request at a time (Parallel 1): 128 output tokens
 // take it about 50 ms on an idle core, so it holds about 20 requests a
-// second. 4 req/s is far below; 40 req/s twice above.
-var belowCapacity = []string{"ttft.p90<=1s", "tpot.p50<=50ms", "itl.p99<=500ms"}
+// second. 4 req/s is far below; 40 req/s twice above. TTFT is gated at its
+// median: a 20 s step at 4 req/s holds too few requests for a p90 whose
+// interval clears its limit on a busy machine (too_few_samples).
+var belowCapacity = []string{"ttft.p50<=1s", "tpot.p50<=50ms", "itl.p99<=500ms"}
 
 // Below its capacity, on both APIs, the step passes: every request served,
 // at the asked rate, with prompts sized from the server's usage to within
@@ -95,14 +97,14 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 func TestAboveCapacityFails(t *testing.T) {
 	srv := startServer(t, Config{Parallel: 1})
 	g := gate{api: workload.APICompletions, fixture: "fixed:64:128", rates: []float64{40}, duration: 12 * time.Second, warmup: 2 * time.Second,
-		slos: []string{"ttft.p90<=1s"}}
+		slos: []string{"ttft.p50<=1s"}}
 	rep, err := g.run(t, srv)
 	s := step(t, rep, err)
 	if s.Verdict != report.VerdictFail {
 		t.Fatalf("verdict %s; want fail", s.Verdict)
 	}
 	if r := s.SLO[0]; r.Pass || r.ObservedMs < 5*r.LimitMs {
-		t.Errorf("ttft.p90 %.0f ms against 1 s: want a failure far over the limit (hazards %+v)", r.ObservedMs, s.Hazards)
+		t.Errorf("ttft.p50 %.0f ms against 1 s: want a failure far over the limit (hazards %+v)", r.ObservedMs, s.Hazards)
 	}
 	assertHeld(t, s)
 	if s.Overload != nil || !slices.Contains(notJudged(s), verdict.CheckOverCapacity) {
