@@ -56,6 +56,11 @@ func Binary() (path string, built time.Duration, err error) {
 	if err != nil {
 		return "", 0, err
 	}
+	return binaryAt(version, cache)
+}
+
+// binaryAt is Binary for a version and a cache directory.
+func binaryAt(version, cache string) (path string, built time.Duration, err error) {
 	dir := filepath.Join(cache, version)
 	path = filepath.Join(dir, "ollama")
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {

@@ -1,6 +1,8 @@
 package ollamae2e
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,5 +30,27 @@ func TestHarnessServesTheTinyModel(t *testing.T) {
 	t.Logf("native timings: %+v", tm)
 	if tm.EvalCount != 16 || tm.PromptEvalCount < 2 {
 		t.Fatalf("generated %d tokens from a prompt of %d; want 16 from at least 2", tm.EvalCount, tm.PromptEvalCount)
+	}
+}
+
+// A version that does not build is an error that says so, with the
+// build's own words: the tests fail on it, never skip.
+func TestAVersionThatDoesNotBuildFails(t *testing.T) {
+	_, _, err := binaryAt("v0.0.0-no-such-version", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "the pinned Ollama v0.0.0-no-such-version does not build") {
+		t.Fatalf("error %v: want one naming the version that does not build", err)
+	}
+	t.Log(err)
+}
+
+// The version is go.mod's: the one place it is pinned.
+func TestVersionIsGoModsPin(t *testing.T) {
+	v, err := Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil || !strings.Contains(string(mod), "github.com/ollama/ollama "+v) {
+		t.Fatalf("version %q is not the one go.mod requires (%v)", v, err)
 	}
 }
