@@ -11,7 +11,6 @@ import (
 
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/observe"
-	"github.com/llmslo/llmslo/load/vllmapi"
 	"github.com/llmslo/llmslo/load/workload"
 )
 
@@ -56,11 +55,7 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	f := &serverFeatures{}
-	tctx, tcancel := context.WithTimeout(ctx, 10*time.Second)
-	_, err := vllmapi.NewHTTPTokenizer(ep.URL, ep.Model, hc).CountTokens(tctx, "probe")
-	tcancel()
-	f.Tokenize = err == nil
+	f := &serverFeatures{Tokenize: hasTokenize(ctx, ep, hc)}
 	if api == workload.APICompletions {
 		ids := []int{workload.DefaultVocabMin, workload.DefaultVocabMin + 1, workload.DefaultVocabMin + 2}
 		status, msg, _, err := probeRequest(ctx, ep, hc, api, ids)
@@ -68,13 +63,36 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 			f.TextPrompts, f.rejected = true, msg
 		}
 	}
-	if f.Tokenize || (api == workload.APICompletions && !f.TextPrompts) {
-		return f, nil // prompts are exact: token ids, or text measured by /tokenize
+	if api == workload.APICompletions && !f.TextPrompts || api == workload.APIChat && f.Tokenize {
+		return f, nil // prompts are exact: token ids, or chat text measured by /tokenize
 	}
 	if err := f.size(ctx, ep, hc, api); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// hasTokenize reports whether the server answers vLLM's POST /tokenize
+// with a count, for a plain prompt (a base model without a chat template
+// has no count for messages).
+func hasTokenize(ctx context.Context, ep *Endpoint, hc *http.Client) bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	b, _ := json.Marshal(map[string]any{"model": ep.Model, "prompt": "probe"})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL+"/tokenize", bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Count *int `json:"count"`
+	}
+	return resp.StatusCode/100 == 2 && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out) == nil && out.Count != nil
 }
 
 // size fits the text model from the prompt tokens the server reports for
@@ -161,8 +179,8 @@ func (f *serverFeatures) workloadOptions(o *workload.Options) {
 		return
 	}
 	o.TextPrompts = f.TextPrompts
-	if !f.Tokenize {
-		o.Tokenizer = nil // measuring each prompt would fail on every one
+	if !f.Tokenize || f.Sized {
+		o.Tokenizer = nil // sized from usage: measuring each prompt would fail, or measure the wrong thing
 	}
 	if f.Sized {
 		o.Text = f.Text
