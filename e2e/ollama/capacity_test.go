@@ -84,6 +84,14 @@ func assertPlausible(t *testing.T, srv *Server, s *report.StepReport, out int) {
 	if s.TTFT.P50 < 0.5*prefill || s.TTFT.P50 > 4*(prefill+perToken)+100 {
 		t.Errorf("TTFT p50 %.2f ms against the server's prefill of %.2f ms: want within [0.5×, 4× + 100 ms]", s.TTFT.P50, prefill)
 	}
+	// Ollama writes tokens in bursts (and holds back bytes that are not yet
+	// whole UTF-8), so many gaps are near zero; the gaps of a request still
+	// add up to its generation, and none is a stall.
+	gaps, generation := s.ITL.Mean*float64(s.ITL.Count), s.TPOT.Mean*float64(s.Requests.Completed*(out-1))
+	if s.ITL.Count == 0 || s.ITL.P99 > 100 || gaps < 0.5*generation || gaps > 1.5*generation {
+		t.Errorf("ITL: %d gaps adding up to %.0f ms, p99 %.2f ms, against %.0f ms of generation (TPOT): want the two within 50%%, no gap over 100 ms",
+			s.ITL.Count, gaps, s.ITL.P99, generation)
+	}
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -350,9 +350,7 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 			sr.tmpl.learn(data, &ch)
 		}
 		if ch.hasUsage && ch.prompt == 0 && ch.completion == 0 && !ch.hasCached {
-			// Ollama sends a usage of zeros on every event before the real
-			// one: a count of nothing, not a report.
-			ch.hasUsage = false
+			ch.hasUsage = false // Ollama's zeros on every event before the real usage count nothing
 		}
 		if ch.failed {
 			out.Class = ClassServerError
