@@ -95,6 +95,11 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if cfg.API == workload.APIChat {
 		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(s.endpoint.URL, s.endpoint.Model, hc)
 	}
+	features, err := probeFeatures(ctx, s.endpoint, hc, cfg.API)
+	if err != nil {
+		return err
+	}
+	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
 		return fmt.Errorf("workload: %w", err)
@@ -113,7 +118,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		BaseURL:               s.endpoint.URL,
 		HTTPClient:            hc,
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
+		Features:              features,
 	}
+	s.engine.TargetInfo.Notes = features.notes()
 	if err := s.openRecords(); err != nil {
 		return err
 	}

@@ -66,6 +66,9 @@ type stepPlan struct {
 	// StepIndex and StepCount are the step's place in the run, for
 	// Progress (set by Measurement.Step; zero when unknown).
 	StepIndex, StepCount int
+	// Features is what a probe found of a server llmslo did not start
+	// (nil: one with vLLM's extras).
+	Features *serverFeatures
 }
 
 // stepName is the name of the step at a rate, as a subtest would be called.

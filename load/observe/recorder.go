@@ -23,6 +23,14 @@ type PerRequestLimits struct {
 // (a fraction of the asked length, at least one token).
 type LengthCheck struct {
 	Tolerance float64
+	// InputTolerance, when larger, is the tolerance on prompt lengths:
+	// prompts sized from a fitted model rather than measured one by one
+	// come close, not exact.
+	InputTolerance float64
+	// EarlyEndAllowed says the server cannot be held to the output length
+	// (it has no ignore_eos): an output shorter than asked is counted as
+	// ended early, not as a mismatch.
+	EarlyEndAllowed bool
 }
 
 // Recorder turns outcomes into the statistics of one step. It is safe for
@@ -67,6 +75,7 @@ type Recorder struct {
 	cachedRequests                               int
 	lengthChecked, lengthMismatched              int
 	lengthLonger                                 int // mismatches with more tokens than asked
+	lengthEndedEarly                             int // outputs shorter than asked where allowed
 	// due counts the measured requests whose time came (handed to the
 	// sender or dropped); sentInWindow those sent before the window's
 	// end; duePerS and sentPerS the same by second of the window.
@@ -347,11 +356,11 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 		return
 	}
 	asked := o.Request
-	off := func(got, want int) bool {
+	off := func(got, want int, tolerance float64) bool {
 		if want <= 0 {
 			return false
 		}
-		tol := float64(want) * r.lengths.Tolerance
+		tol := float64(want) * tolerance
 		if tol < 1 {
 			tol = 1
 		}
@@ -362,7 +371,12 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 		return
 	}
 	r.lengthChecked++
-	if off(o.PromptTokens, asked.InputTokens) || off(o.CompletionTokens, asked.OutputTokens) {
+	outputOff := off(o.CompletionTokens, asked.OutputTokens, r.lengths.Tolerance)
+	if outputOff && r.lengths.EarlyEndAllowed && o.CompletionTokens < asked.OutputTokens {
+		r.lengthEndedEarly++
+		outputOff = false
+	}
+	if off(o.PromptTokens, asked.InputTokens, max(r.lengths.Tolerance, r.lengths.InputTolerance)) || outputOff {
 		r.lengthMismatched++
 		if o.PromptTokens > asked.InputTokens && asked.InputTokens > 0 ||
 			o.CompletionTokens > asked.OutputTokens && asked.OutputTokens > 0 {

@@ -68,6 +68,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 			Events: r.tokenEvents, MultiEvents: r.multiTokenEvents, UsageMissing: r.usageMissing,
 		},
 		LengthMismatches: r.lengthMismatched,
+		LengthEndedEarly: r.lengthEndedEarly,
 		PromptCache:      report.PromptCache{Requests: r.cachedRequests, CachedTokens: r.cachedPrompt, PromptTokens: r.cachedOf},
 		Timeline:         append([]report.Second(nil), r.timeline...),
 		Histograms: map[report.Metric]*stats.Histogram{

@@ -77,6 +77,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.TTFTBlocks = MergeTTFTBlocks(m.Evidence.TTFTBlocks, e.TTFTBlocks)
 		addInts(&m.Tokens, &s.Tokens) // output_per_s is recomputed below
 		m.LengthMismatches += s.LengthMismatches
+		m.LengthEndedEarly += s.LengthEndedEarly
 		addInts(&m.PromptCache, &s.PromptCache)
 		m.Timeline = addTimeline(m.Timeline, s.Timeline)
 		m.Partial = m.Partial || s.Partial

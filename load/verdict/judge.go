@@ -63,6 +63,7 @@ func judgeLatency(h *stats.Histogram, cl *stats.Clusters, slo SLO, strict bool) 
 		NeededSamples: stats.MinSamplesForCI(slo.Percentile, CIConfidence),
 	}
 	if h == nil || h.Count() == 0 {
+		res.NoObservations = true
 		return res // nothing measured: no pass
 	}
 	res.Samples = h.Count()
@@ -197,6 +198,9 @@ type Config struct {
 	Baseline          *report.Report
 	BaselineTolerance float64
 	Seed              int64
+	// OutputMayEndEarly says the server cannot be held to the asked output
+	// length (no ignore_eos); the step then says so (NotJudged).
+	OutputMayEndEarly bool
 }
 
 // Judge decides the step's SLO results, over-capacity finding, hazards,
@@ -226,6 +230,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	}
 	j.Hazards, j.Notes = findHazards(&judged, sev, th)
 	j.HazardsOff = append([]string(nil), th.Off...)
+	j.NotJudged = notJudged(&judged, ev, c)
 	j.Verdict = verdictOf(j)
 	j.settle()
 	j.Apply(&judged)

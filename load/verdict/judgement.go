@@ -16,6 +16,7 @@ type Judgement struct {
 	Hazards    []report.Hazard
 	Notes      []report.Hazard
 	HazardsOff []string
+	NotJudged  []report.NotJudged
 	Verdict    report.Verdict
 	Binding    *report.Binding
 	// Baseline holds the comparison with Config.Baseline; BaselineErr
@@ -31,6 +32,7 @@ func (j Judgement) Apply(s *report.StepReport) {
 	s.SLO, s.Overload, s.Hazards, s.Notes = j.SLO, j.Overload, j.Hazards, j.Notes
 	s.HazardsOff, s.Verdict, s.Binding = j.HazardsOff, j.Verdict, j.Binding
 	s.Baseline = j.Baseline
+	s.NotJudged = j.NotJudged
 }
 
 // hasHazard reports whether the judgement found a hazard of the kind.
