@@ -22,6 +22,7 @@ type stream struct {
 	finishReason string // "stop" or "length", decided at arrival
 	firstAt      time.Time
 	lastAt       time.Time
+	scheduledAt  time.Time // first scheduled, set by the engine loop
 	// Admission control's marks (admission.go), guarded by loop.mu.
 	inFlight, inPrefill bool
 }
@@ -188,6 +189,7 @@ func (l *loop) run() {
 				st.signal()
 			}
 		}
+		l.metrics.stepDone(b.Tokens)
 		if l.emit != nil {
 			l.emit.step(at, emitted)
 		}

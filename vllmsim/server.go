@@ -60,7 +60,7 @@ func New(cfg Config) (*Server, error) {
 		streamError: streamErrorBody(c.ErrorFormat)}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
 		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
-	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
+	s.metrics = newMetrics(newMetricsConfig(c), func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()
 		return s.loop.eng.Stats()

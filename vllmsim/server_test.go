@@ -259,14 +259,27 @@ func TestMetricsExposeEveryName(t *testing.T) {
 		if !ok {
 			t.Fatalf("/metrics lacks %s", name)
 		}
-		if !hasSeries(map[string]*dto.MetricFamily{name: f}, name, "model_name", DefaultModel, -1) {
+		for _, m := range f.GetMetric() {
+			if !hasLabel(m, "engine", "0") {
+				t.Fatalf("a series of %s lacks engine=\"0\"", name)
+			}
+		}
+		if name != "vllm:cache_config_info" && !hasSeries(map[string]*dto.MetricFamily{name: f}, name, "model_name", DefaultModel, -1) {
 			t.Fatalf("%s lacks model_name=%q", name, DefaultModel)
 		}
+	}
+	if _, ok := fams["vllm:time_per_output_token_seconds"]; ok {
+		t.Error("vllm:time_per_output_token_seconds is served; vLLM dropped it")
 	}
 	checks := map[string]float64{
 		"vllm:prompt_tokens_total": 40, "vllm:generation_tokens_total": 5, "vllm:time_to_first_token_seconds": 1,
 		"vllm:inter_token_latency_seconds": 4, "vllm:e2e_request_latency_seconds": 1, "vllm:request_queue_time_seconds": 1,
 		"vllm:prefix_cache_queries_total": 40, "vllm:num_requests_running": 0, "vllm:kv_cache_usage_perc": 0,
+		"vllm:request_prefill_time_seconds": 1, "vllm:request_decode_time_seconds": 1, "vllm:request_inference_time_seconds": 1,
+		"vllm:num_requests_waiting_by_reason": 0, "vllm:prompt_tokens_cached_total": 0, "vllm:cache_config_info": 1,
+		// The prompt's step (40 tokens, with the first generated token)
+		// and four decode steps.
+		"vllm:iteration_tokens_total": 5,
 	}
 	for name, want := range checks {
 		if got := metricValue(fams, name); got != want {
