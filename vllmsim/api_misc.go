@@ -19,7 +19,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func writeJSON(w http.ResponseWriter, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error())
+		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error(), "")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -114,6 +114,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	}{len(tokens), s.Config.MaxModelLen, tokens, nil})
 }
 
+// unknownModel answers as vLLM's _check_model does: 404, naming "model".
 func (s *Server) unknownModel(w http.ResponseWriter, model string) {
-	s.writeError(w, http.StatusNotFound, "The model `"+model+"` does not exist.")
+	writeErrorAs(w, s.Config.ErrorFormat, http.StatusNotFound, "The model `"+model+"` does not exist.", "model")
 }
