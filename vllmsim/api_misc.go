@@ -53,16 +53,6 @@ func (s *Server) metricsHandler() http.Handler {
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
 
-// handleResetPrefixCache forgets every cached prefix block, as vLLM's
-// development endpoint does; later requests find no hits until blocks are
-// computed again. The count of resets is in Stats.
-func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) {
-	s.loop.mu.Lock()
-	s.loop.eng.ResetPrefixCache()
-	s.loop.mu.Unlock()
-	w.WriteHeader(http.StatusOK)
-}
-
 // handleTokenize answers POST /tokenize with the same token ids the
 // generation endpoints use: {"prompt": ...} as /v1/completions reads it,
 // {"messages": [...]} as /v1/chat/completions renders it.

@@ -115,6 +115,11 @@ type Config struct {
 	// (--enable-prompt-tokens-details), as vLLM does.
 	EnablePromptTokensDetails bool
 
+	// DevMode serves vLLM's development endpoints, as
+	// VLLM_SERVER_DEV_MODE=1 does (--dev-mode): /reset_prefix_cache
+	// (reset.go). Off, they are 404s.
+	DevMode bool
+
 	// StartupBehavior is what a client meets while the server is loading
 	// (Faults.StartupDelay; --startup-behavior): StartupRefuse, a closed
 	// port as from today's vLLM, the default, or Startup503, vLLM 0.9's

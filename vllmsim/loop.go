@@ -59,6 +59,7 @@ type loop struct {
 	front   *intake  // nil when the API server costs nothing
 	emit    *emitter // nil when the output path costs nothing
 	adm     admission
+	resets  []chan struct{} // prefix-cache resets waiting for the step to end (reset.go)
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -120,6 +121,7 @@ func (l *loop) run() {
 	var deadline time.Time
 	for {
 		l.mu.Lock()
+		l.applyResets()
 		if l.eng.Idle() || l.front.holding() {
 			l.mu.Unlock()
 			select {

@@ -221,7 +221,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metricsHandler())
 	mux.HandleFunc("POST /v1/completions", s.tracked(func(w http.ResponseWriter, r *http.Request) { s.handleGenerate(w, r, false) }))
 	mux.HandleFunc("POST /v1/chat/completions", s.tracked(func(w http.ResponseWriter, r *http.Request) { s.handleGenerate(w, r, true) }))
-	mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	if s.Config.DevMode {
+		mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	}
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	if s.Config.APIKey == "" {
 		return mux
