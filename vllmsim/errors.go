@@ -59,7 +59,9 @@ func errorType(status int) string {
 // not empty, names the request's member at fault.
 func errorBody(format string, status int, msg, param string) []byte {
 	info := &errorInfo{Message: msg, Type: errorType(status), Code: status}
-	if param != "" {
+	if param != "" && format != ErrorFormatLegacy {
+		// vLLM named the parameter at fault only later; 0.10.0 and before
+		// wrote null (a 404 for an unknown model: param=None in 0.8).
 		info.Param = &param
 	}
 	v := apiError{Error: info}
