@@ -1,8 +1,8 @@
 // Package vllmcaptures holds responses of real vLLM servers, collected
 // from public sources, as the contract the client, the scraper and the
-// simulator are tested against. README.md names each capture's source and
+// simulator are tested against. testdata/README.md names each capture's source and
 // the vLLM version it came from; nothing here was written by this project
-// except where README.md says a capture was rendered from vLLM's source.
+// except where that README says a capture was rendered from vLLM's source.
 package vllmcaptures
 
 import (
@@ -10,13 +10,13 @@ import (
 	"io/fs"
 )
 
-//go:embed *.sse *.json *.txt
+//go:embed testdata/*.sse testdata/*.json testdata/*.txt
 var files embed.FS
 
 // Read returns a capture's bytes; it panics on a name that is not one,
 // which is a test's own mistake.
 func Read(name string) []byte {
-	b, err := fs.ReadFile(files, name)
+	b, err := fs.ReadFile(files, "testdata/"+name)
 	if err != nil {
 		panic("vllmcaptures: " + err.Error())
 	}
@@ -25,7 +25,7 @@ func Read(name string) []byte {
 
 // Names lists every capture, in name order.
 func Names() []string {
-	entries, err := fs.ReadDir(files, ".")
+	entries, err := fs.ReadDir(files, "testdata")
 	if err != nil {
 		panic("vllmcaptures: " + err.Error())
 	}

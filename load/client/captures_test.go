@@ -30,7 +30,7 @@ func serveCapture(t *testing.T, name string, status int) string {
 }
 
 // The client reads each capture of real vLLM output to the right token
-// counts, events and outcome (internal/vllmcaptures/README.md names their
+// counts, events and outcome (internal/vllmcaptures/testdata/README.md names their
 // sources).
 func TestClientReadsRealVLLMOutput(t *testing.T) {
 	for _, c := range []struct {

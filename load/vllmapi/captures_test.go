@@ -11,7 +11,7 @@ import (
 )
 
 // The scraper reads each captured /metrics of a real vLLM server to the
-// right sums (internal/vllmcaptures/README.md): V0's spellings without an
+// right sums (internal/vllmcaptures/testdata/README.md): V0's spellings without an
 // engine label, V1's with one engine, and V1's with two, whose queue gauges
 // add up and whose KV usage is the larger.
 func TestScraperReadsRealScrapes(t *testing.T) {
