@@ -58,6 +58,12 @@ type Config struct {
 	GPUMemoryUtilization  float64 // --gpu-memory-utilization; 0.9 when 0
 	PerformanceMode       string  // --performance-mode: balanced (default), interactivity, throughput
 	DisableChunkedPrefill bool    // --no-enable-chunked-prefill
+
+	// Admission control (admission.go), off when 0: requests in flight,
+	// waiting plus running (--max-num-queued-reqs), and prompt tokens of
+	// requests still in prefill (--max-num-queued-tokens).
+	MaxNumQueuedReqs   int
+	MaxNumQueuedTokens int
 	// StepTimeScale multiplies every modelled step time (--step-time-scale);
 	// 1 when 0.
 	StepTimeScale float64
@@ -108,6 +114,17 @@ type Config struct {
 	// {"cached_tokens": N} to the final usage
 	// (--enable-prompt-tokens-details), as vLLM does.
 	EnablePromptTokensDetails bool
+
+	// DevMode serves vLLM's development endpoints, as
+	// VLLM_SERVER_DEV_MODE=1 does (--dev-mode): /reset_prefix_cache
+	// (reset.go). Off, they are 404s.
+	DevMode bool
+
+	// StartupBehavior is what a client meets while the server is loading
+	// (Faults.StartupDelay; --startup-behavior): StartupRefuse, a closed
+	// port as from today's vLLM, the default, or Startup503, vLLM 0.9's
+	// 503 on every endpoint (startup.go).
+	StartupBehavior string
 
 	// ErrorFormat is the shape of error answers (--error-format):
 	// ErrorFormatOpenAI, vLLM's since 0.10.1 and the default, or
@@ -166,6 +183,12 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if err := c.checkErrorFormat(); err != nil {
+		return c, err
+	}
+	if err := c.checkAdmission(); err != nil {
+		return c, err
+	}
+	if err := c.checkStartup(); err != nil {
 		return c, err
 	}
 	if err := c.resolveHardware(); err != nil {
