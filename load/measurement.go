@@ -136,6 +136,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	}
 	s.report = s.engine.newReport()
 	s.report.Shard = cfg.shardInfo()
+	s.report.Fit = fit(ctx, s.endpoint, hc, fx, maxLen, cfg.FitMargin)
 	return nil
 }
 

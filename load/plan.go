@@ -94,6 +94,10 @@ type Plan struct {
 	// reports in GET /v1/models, as vLLM does, and no clipping when it
 	// reports none.
 	MaxModelLen int
+	// FitMargin is how many times max_num_seqs the KV cache must hold
+	// requests of the fixture's p95 size before Fit reports a finding
+	// (report.Fit); zero means 1.
+	FitMargin float64
 	// Baseline, when set, is a recorded report (LoadBaseline) each step is
 	// compared with; BaselineTolerance is the slowdown allowed, and
 	// BaselineHint says how a user records one again in the face they

@@ -56,6 +56,12 @@ type Report struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// Variants is set by a variant sweep: one capacity per server variant.
 	Variants []Capacity `json:"variants,omitempty"`
+	// Fit, Tune and Protect are a tuning session's first, middle and last
+	// steps (docs/tuning.md): Fit is read before every run's first step,
+	// Tune and Protect by llmslo tune.
+	Fit     *Fit     `json:"fit,omitempty"`
+	Tune    *Tune    `json:"tune,omitempty"`
+	Protect *Protect `json:"protect,omitempty"`
 	// Partial marks a run that was cancelled or cut short: its steps are
 	// what was measured before it stopped.
 	Partial bool   `json:"partial,omitempty"`

@@ -25,6 +25,9 @@ type ServerSample struct {
 	PrefixQueries float64 // tokens looked up in the prefix cache (counter)
 	PrefixHits    float64 // of those, tokens found (counter)
 	Preemptions   float64 // counter
+	// QueueTime is vllm:request_queue_time_seconds' cumulative buckets,
+	// summed over series; nil when the server has no such histogram.
+	QueueTime []Bucket
 }
 
 // metric names, V1 first and their pre-V1 spellings after: a server of
@@ -79,6 +82,12 @@ func ParseServerMetrics(r io.Reader) (ServerSample, error) {
 	s.PrefixQueries = sum(namesQueries, false)
 	s.PrefixHits = sum(namesHits, false)
 	s.Preemptions = sum(namesPreempts, false)
+	for _, n := range namesQueueTime {
+		if f, ok := fams[n]; ok {
+			s.QueueTime = histBuckets(f)
+			break
+		}
+	}
 	return s, nil
 }
 
@@ -159,9 +168,13 @@ type ServerStats struct {
 	RunningAtMaxShare float64 `json:"running_at_max_share"`
 	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
 	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
-	MaxNumSeqs int    `json:"max_num_seqs,omitempty"`
-	Samples    int    `json:"samples"`
-	Error      string `json:"error,omitempty"`
+	MaxNumSeqs int `json:"max_num_seqs,omitempty"`
+	// QueueTime is the server's own record of how long requests waited
+	// before they were first scheduled, over the same span as the
+	// counters (absent when the server has no queue-time histogram).
+	QueueTime *QueueTime `json:"queue_time,omitempty"`
+	Samples   int        `json:"samples"`
+	Error     string     `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -288,6 +301,10 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 		st.PrefixQueryTokens, st.PrefixHitTokens = dq, last.PrefixHits-first.PrefixHits
 	}
 	st.Preemptions = last.Preemptions - first.Preemptions
+	if last.QueueTime != nil {
+		q := queueTimeDelta(first.QueueTime, last.QueueTime)
+		st.QueueTime = &q
+	}
 	window := samples[:e+1]
 	st.WaitingAtEnd = window[len(window)-1].Waiting
 	for _, x := range window {

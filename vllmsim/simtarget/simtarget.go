@@ -51,7 +51,8 @@ func (s Sim) Start(context.Context) (*load.Endpoint, error) {
 	}
 	return &load.Endpoint{Kind: load.KindSim, URL: srv.URL, Model: model,
 		MaxModelLen: srv.Config.MaxModelLen, MaxNumSeqs: srv.Config.MaxNumSeqs,
-		Stop: func() error { srv.Close(); return nil }}, nil
+		KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize,
+		Stop:          func() error { srv.Close(); return nil }}, nil
 }
 
 // WithFlags is the simulator configured by Args and flags, as vLLM serve
