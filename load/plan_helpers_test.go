@@ -67,3 +67,5 @@ func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 	require.NoError(t, err)
 	return slos
 }
+
+func (s testSim) ServeArgs() []string { return slices.Clone(s.args) }

@@ -110,3 +110,7 @@ type StartedContainer struct {
 	Model string       // the name requests carry
 	Stop  func() error // stops and removes the container
 }
+
+// ServeArgs are the vLLM serve flags the container starts with, after its
+// starter's own.
+func (t ContainerTarget) ServeArgs() []string { return slices.Clone(t.Args) }

@@ -65,3 +65,6 @@ func (s Sim) WithFlags(flags []string) (load.Target, error) {
 	}
 	return Sim{Config: cfg, Args: args, Model: s.Model}, nil
 }
+
+// ServeArgs are the vLLM serve flags the simulator starts with.
+func (s Sim) ServeArgs() []string { return slices.Clone(s.Args) }
