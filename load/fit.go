@@ -46,6 +46,13 @@ func fit(ctx context.Context, ep *Endpoint, hc *http.Client, fx *fixtures.Fixtur
 	return f
 }
 
+// tellFit shows Fit to the plan's Progress when it watches for it.
+func tellFit(p Progress, f *report.Fit) {
+	if w, ok := p.(FitWatcher); ok {
+		w.Fit(f)
+	}
+}
+
 // judgeFit writes Fit's message and, when the KV cache holds fewer
 // requests of the p95 size than Margin × max_num_seqs, its finding.
 func judgeFit(f *report.Fit) {

@@ -47,6 +47,7 @@ type runFlags struct {
 	requestsOut                                         string
 	hazardsOff                                          multiFlag
 	starvedRetries                                      int
+	fitMargin                                           float64
 }
 
 type multiFlag []string
@@ -86,6 +87,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
 	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
+	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
 }
@@ -99,6 +101,10 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
+	if f.fitMargin <= 0 {
+		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)
+	}
+	c.FitMargin = f.fitMargin
 	if err := f.thinkConfig(&c); err != nil {
 		return c, err
 	}

@@ -202,6 +202,7 @@ var htmlFuncs = template.FuncMap{
 	"pct":  pctText,
 	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"join": strings.Join,
+	"inc":  func(i int) int { return i + 1 },
 	"num":  numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
@@ -265,6 +266,18 @@ section.step{break-inside:avoid-page}
 {{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
 </header>
+{{with .Report.Fit}}<h2>Fit</h2>
+<p>{{.Message}}</p>{{with .Finding}}<p class="note"><b>finding ({{.Kind}})</b>: {{.Message}}. Flags: {{range $i, $f := .Flags}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
+{{with .Report.Tune}}<h2>Tuning</h2>
+{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table>
+<thead><tr><th>iteration</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
+<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td><code>{{join $it.Args " "}}</code></td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td>{{rate $it.PassRate}} to {{if $it.FailRate}}{{rate $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
+<p>Stopped: {{.Stop}}</p>
+<p>Final flags: <code>{{.Command}}</code></p>{{end}}
+{{with .Report.Protect}}<h2>Protect</h2>
+<p>At the knee ({{rate .KneeRate}} req/s) the server held {{.HeldAtKnee}} requests, running and waiting.{{with .Flag}} Admission limit: <code>{{.}}</code>.{{end}}</p>
+{{with .ScaledObject}}<p>Autoscaler trigger on the waiting queue and queue time (KEDA):</p><pre>{{.}}</pre>{{end}}
+<p class="note">Not on GPU utilisation: {{.WhyNotGPU}}</p>{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>

@@ -57,6 +57,7 @@ func Markdown(title string, r *report.Report) string {
 			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, NoteWord(s), h.Kind, h.Message)
 		}
 	}
+	markdownTune(&b, r)
 	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(&b, "\n\n_Hazards not judged, turned off by the run: %s._", strings.Join(off, ", "))
 	}

@@ -62,6 +62,7 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
+	writeFit(w, r.Fit)
 	fmt.Fprintf(w, "verdict: %s", r.Verdict)
 	if r.Partial {
 		fmt.Fprintf(w, " (partial: %s)", r.Reason)
