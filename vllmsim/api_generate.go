@@ -65,7 +65,10 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	if !s.takeIn(r, st) {
 		return
 	}
-	s.loop.submit(st)
+	if reason := s.loop.submit(st); reason != "" {
+		s.reject(w, reason)
+		return
+	}
 	defer s.loop.abort(st) // a no-op once the sequence finished
 
 	prefix := "cmpl-"

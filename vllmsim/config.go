@@ -58,6 +58,12 @@ type Config struct {
 	GPUMemoryUtilization  float64 // --gpu-memory-utilization; 0.9 when 0
 	PerformanceMode       string  // --performance-mode: balanced (default), interactivity, throughput
 	DisableChunkedPrefill bool    // --no-enable-chunked-prefill
+
+	// Admission control (admission.go), off when 0: requests in flight,
+	// waiting plus running (--max-num-queued-reqs), and prompt tokens of
+	// requests still in prefill (--max-num-queued-tokens).
+	MaxNumQueuedReqs   int
+	MaxNumQueuedTokens int
 	// StepTimeScale multiplies every modelled step time (--step-time-scale);
 	// 1 when 0.
 	StepTimeScale float64
@@ -166,6 +172,9 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	if err := c.checkErrorFormat(); err != nil {
+		return c, err
+	}
+	if err := c.checkAdmission(); err != nil {
 		return c, err
 	}
 	if err := c.resolveHardware(); err != nil {

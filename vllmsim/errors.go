@@ -33,21 +33,24 @@ type apiError struct {
 	*errorInfo
 }
 
+// errorType is an error's "type" as vLLM writes it: its OpenAI-style class
+// names for the errors its serving code raises (bad request, unknown
+// model, internal, not implemented), and the status phrase for the
+// statuses that reach the client as GracefulHTTPError (admission's 503,
+// 429 and the rest).
 func errorType(status int) string {
 	switch status {
 	case http.StatusBadRequest:
 		return "BadRequestError"
 	case http.StatusNotFound:
 		return "NotFoundError"
-	case http.StatusTooManyRequests:
-		return "RateLimitError"
-	case http.StatusServiceUnavailable:
-		return "ServiceUnavailableError"
 	case http.StatusInternalServerError:
 		return "InternalServerError"
+	case http.StatusNotImplemented:
+		return "NotImplementedError"
 	}
-	if status >= 500 {
-		return "InternalServerError"
+	if t := http.StatusText(status); t != "" {
+		return t
 	}
 	return "BadRequestError"
 }

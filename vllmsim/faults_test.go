@@ -35,7 +35,7 @@ func TestSlowStartAndInjectedErrors(t *testing.T) {
 			failed := st == 429
 			if failed {
 				n++
-				if !strings.Contains(string(raw), `"type":"RateLimitError"`) {
+				if !strings.Contains(string(raw), `"type":"Too Many Requests"`) {
 					t.Fatalf("429 body %s", raw)
 				}
 			} else if st != 200 {

@@ -22,6 +22,8 @@ type stream struct {
 	finishReason string // "stop" or "length", decided at arrival
 	firstAt      time.Time
 	lastAt       time.Time
+	// Admission control's marks (admission.go), guarded by loop.mu.
+	inFlight, inPrefill bool
 }
 
 // progress returns how many tokens are ready and whether the sequence is
@@ -55,6 +57,7 @@ type loop struct {
 	fresh   []*engine.Seq
 	front   *intake  // nil when the API server costs nothing
 	emit    *emitter // nil when the output path costs nothing
+	adm     admission
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -64,16 +67,23 @@ type loop struct {
 // let go rather than replayed as a burst.
 const maxLag = 50 * time.Millisecond
 
-// submit hands a request taken in by the API server to the engine.
-func (l *loop) submit(st *stream) {
+// submit hands a request taken in by the API server to the engine, or
+// returns the reason admission control refused it.
+func (l *loop) submit(st *stream) string {
 	l.mu.Lock()
-	st.queued = l.now()
-	l.eng.Add(st.seq)
 	if l.front != nil {
 		l.front.leave() // under l.mu: the loop sees both changes at once
 	}
+	if reason := l.adm.admit(st); reason != "" {
+		l.mu.Unlock()
+		l.poke()
+		return reason
+	}
+	st.queued = l.now()
+	l.eng.Add(st.seq)
 	l.mu.Unlock()
 	l.poke()
+	return ""
 }
 
 // giveUp forgets a request whose client left while it was being taken in.
@@ -95,6 +105,7 @@ func (l *loop) abort(st *stream) {
 	l.mu.Lock()
 	finished := st.seq.Finished()
 	l.eng.Abort(st.seq)
+	l.adm.release(st)
 	l.mu.Unlock()
 	if !finished {
 		l.metrics.finished("abort")
@@ -165,6 +176,11 @@ func (l *loop) run() {
 			}
 			st.lastAt = at
 			st.mu.Unlock()
+			if s.Done() {
+				l.adm.release(st)
+			} else if first {
+				l.adm.prefilled(st)
+			}
 			// vLLM times its metrics by the engine core's output, before
 			// the API server's output path.
 			l.metrics.token(st, first, at, prev)

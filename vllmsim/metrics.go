@@ -40,7 +40,7 @@ var MetricNames = []string{
 	"vllm:prompt_tokens_total", "vllm:generation_tokens_total", "vllm:request_success_total",
 	"vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
 	"vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
-	"vllm:request_prompt_tokens", "vllm:request_generation_tokens",
+	"vllm:request_prompt_tokens", "vllm:request_generation_tokens", "vllm:admission_rejections_total",
 }
 
 // metrics holds the server's Prometheus collectors, registered on a
@@ -55,6 +55,7 @@ type metrics struct {
 	e2e, queue   prometheus.Histogram
 	promptHist   prometheus.Histogram
 	genHist      prometheus.Histogram
+	rejections   *prometheus.CounterVec
 }
 
 func newMetrics(model string, maxModelLen int, stats func() engine.Stats) *metrics {
@@ -75,6 +76,8 @@ func newMetrics(model string, maxModelLen int, stats func() engine.Stats) *metri
 		Help: "Number of prefill tokens processed.", ConstLabels: labels})
 	m.success = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:request_success_total",
 		Help: "Count of finished requests, by finish reason.", ConstLabels: labels}, []string{"finished_reason"})
+	m.rejections = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:admission_rejections_total",
+		Help: "Requests refused by admission control, by the limit that refused them.", ConstLabels: labels}, []string{"reason"})
 	m.ttft = hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds (from arrival).", ttftBuckets)
 	m.itl = hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itlBuckets)
 	m.e2e = hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", requestLatencyBuckets)
@@ -98,12 +101,15 @@ func newMetrics(model string, maxModelLen int, stats func() engine.Stats) *metri
 			func(s engine.Stats) float64 { return float64(s.Preemptions) }),
 		counter("vllm:generation_tokens_total", "Number of generation tokens processed.",
 			func(s engine.Stats) float64 { return float64(s.GeneratedTokens) }),
-		m.promptTokens, m.success, m.ttft, m.itl, m.e2e, m.queue, m.promptHist, m.genHist,
+		m.promptTokens, m.success, m.rejections, m.ttft, m.itl, m.e2e, m.queue, m.promptHist, m.genHist,
 	)
 	// Zero series, as vLLM exposes one per finish reason; "error" is a
 	// stream that failed mid-generation (Faults.ErrorEventRate).
 	for _, r := range []string{"stop", "length", "abort", "error"} {
 		m.success.WithLabelValues(r)
+	}
+	for _, r := range []string{RejectQueuedReqs, RejectQueuedTokens} {
+		m.rejections.WithLabelValues(r)
 	}
 	return m
 }
@@ -134,6 +140,9 @@ func (m *metrics) token(st *stream, first bool, at, prev time.Time) {
 		m.success.WithLabelValues(st.finishReason).Inc()
 	}
 }
+
+// rejected counts a request admission control refused.
+func (m *metrics) rejected(reason string) { m.rejections.WithLabelValues(reason).Inc() }
 
 // finished counts a request that ended without finishing.
 func (m *metrics) finished(reason string) { m.success.WithLabelValues(reason).Inc() }

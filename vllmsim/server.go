@@ -59,7 +59,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1),
 		streamError: streamErrorBody(c.ErrorFormat)}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
-		front: newIntake(c), emit: newEmitter(c)}
+		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
 	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()

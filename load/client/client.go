@@ -292,6 +292,9 @@ func (c *Client) do(parent context.Context, req workload.Request, out *Outcome) 
 		out.Class = HTTPStatusClass(resp.StatusCode)
 		out.Err = fmt.Errorf("HTTP %d from %s: %s", resp.StatusCode, c.endpoint, bytes.TrimSpace(msg))
 		out.Message = serverMessage(msg)
+		if isShed(resp.StatusCode, out.Message) {
+			out.Class = ClassShed
+		}
 		return
 	}
 

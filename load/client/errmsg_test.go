@@ -60,3 +60,23 @@ func TestOutcomeMessage(t *testing.T) {
 		t.Fatalf("a success: class %q message %q", out.Class, out.Message)
 	}
 }
+
+// A 503 in the words of vLLM's admission control is shed; any other 503
+// (a proxy with no upstream, a server shutting down) stays a server error.
+func TestShedIsAdmissionsRefusalOnly(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		msg    string
+		shed   bool
+	}{
+		{503, vllmsim.MsgQueueOverflow, true},
+		{503, vllmsim.MsgQueuedTokens, true},
+		{503, "server is shutting down", false},
+		{503, "no healthy upstream", false},
+		{429, vllmsim.MsgQueueOverflow, false},
+	} {
+		if got := isShed(c.status, c.msg); got != c.shed {
+			t.Errorf("%d %q: shed %v, want %v", c.status, c.msg, got, c.shed)
+		}
+	}
+}

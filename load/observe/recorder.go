@@ -53,6 +53,7 @@ type Recorder struct {
 	sent, completed, failed, unfinished, dropped int
 	canceled                                     int // by the caller: not the server's failures
 	abandoned                                    int // stopped mid-stream as planned: neither
+	shed                                         int // refused at admission: not served, not failed
 	good                                         int
 	classes                                      map[client.ErrorClass]int
 	messages                                     *ErrorMessages // the server's words, by class
@@ -237,6 +238,12 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 		// only those whose token beat the stop would enter, the fast ones,
 		// and most of all when the server is slow.
 		r.abandoned++
+	case client.ClassShed:
+		// Refused at admission: apart from the server's failures, but a
+		// user turned away was not served (the error rate counts it).
+		r.shed++
+		r.second(at).Shed++
+		r.messages.Add(string(o.Class), o.Message)
 	case client.ClassStall, client.ClassTimeout:
 		// The client gave up, the user would still be waiting: what they
 		// waited so far is a lower bound, as at the drain bound.

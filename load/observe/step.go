@@ -49,7 +49,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 	s := report.StepReport{
 		Requests: report.RequestCounts{
 			Sent: r.sent, Completed: r.completed, Failed: r.failed, Canceled: r.canceled,
-			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good, Abandoned: r.abandoned,
+			Unfinished: r.unfinished, Dropped: r.dropped, Good: r.good, Abandoned: r.abandoned, Shed: r.shed,
 		},
 		Errors:    map[string]int{},
 		TTFT:      r.ttft.Summary(),
@@ -79,6 +79,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		s.Errors[string(c)] = n
 	}
 	s.ErrorMessages = r.messages.Report()
+	s.Shed = s.Requests.ShedShare()
 	ev := Evidence{
 		TTFTFirstHalfP50:  r.ttftFirstHalf.Quantile(50),
 		TTFTSecondHalfP50: r.ttftSecondHalf.Quantile(50),

@@ -53,6 +53,7 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 			Timeline:        chartOrNote(timelineChart(s)),
 			AchievedInWords: AchievedInWords(s),
 			NoteWord:        NoteWord(s),
+			ShedLine:        ShedInWords(s),
 		})
 	}
 	var b bytes.Buffer
@@ -85,6 +86,7 @@ type stepView struct {
 	// The step's achieved rate and its notes' lead-in, in words (notes.go).
 	AchievedInWords string
 	NoteWord        string
+	ShedLine        string // ShedInWords, empty when nothing was shed
 }
 
 // chart is an inline SVG or, when there is nothing to draw or drawing
@@ -281,9 +283,9 @@ section.step{break-inside:avoid-page}
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>
-<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
+<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>shed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
 <tbody>{{range .Steps}}
-<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
+<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Shed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
 </tbody></table></div>
 <h2>Latency against rate</h2>
 <figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
@@ -293,7 +295,8 @@ section.step{break-inside:avoid-page}
 {{range .Steps}}<section class="step" id="{{.Anchor}}">
 <h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
 <p>{{.AchievedInWords}} ({{.Arrival}} arrivals, after {{.WarmupS}} s of warm-up): {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
-{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>
+{{with .ShedLine}}<p class="shed">{{.}}</p>
+{{end}}{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>
 {{end}}{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
 {{end}}{{$word := .NoteWord}}{{range .Notes}}<p class="note"><strong>{{$word}} ({{.Kind}}):</strong> {{.Message}}</p>
 {{end}}

@@ -32,6 +32,11 @@ func WriteSummary(w io.Writer, r *report.Report) {
 			100*s.Goodput, verdictCell(s))
 	}
 	tw.Flush()
+	for i := range r.Steps {
+		if line := ShedInWords(&r.Steps[i]); line != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Steps[i].Name, line)
+		}
+	}
 	writeSessionSummary(w, r)
 	for i := range r.Steps {
 		s := &r.Steps[i]
@@ -81,6 +86,9 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 	}
 	if s.Requests.Abandoned > 0 {
 		fmt.Fprintf(w, "  %d requests were abandoned mid-stream as planned (not failures; out of the percentiles)\n", s.Requests.Abandoned)
+	}
+	if line := ShedInWords(s); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  slo\tobserved\t95% interval\tlimit\tsamples\tresult")

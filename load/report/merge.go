@@ -84,6 +84,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 			Client: s.Client, Hazards: s.Hazards, Verdict: s.Verdict, Partial: s.Partial,
 		})
 	}
+	m.Shed = m.Requests.ShedShare()
 	sum := func(metric Metric) stats.Summary {
 		if h := m.Histograms[metric]; h != nil {
 			return h.Summary()
@@ -125,6 +126,7 @@ func addTimeline(a, b []Second) []Second {
 		t.Sent += s.Sent
 		t.Completed += s.Completed
 		t.Failed += s.Failed
+		t.Shed += s.Shed
 		t.OutTokens += s.OutTokens
 		t.TTFTMaxMs = max(t.TTFTMaxMs, s.TTFTMaxMs)
 	}

@@ -11,5 +11,5 @@ const (
 	MetricTPOT      Metric = "tpot"       // time per output token after the first, per request
 	MetricE2EL      Metric = "e2el"       // end-to-end latency from the intended send time
 	MetricE2ELSend  Metric = "e2el_send"  // end-to-end latency from the actual send time
-	MetricErrorRate Metric = "error_rate" // (failed + unfinished) / (sent − canceled)
+	MetricErrorRate Metric = "error_rate" // (failed + shed + unfinished) / (sent − canceled − abandoned)
 )

@@ -81,11 +81,14 @@ type SLOSpec struct {
 }
 
 // RequestCounts counts a step's requests. Scheduled = sent + dropped +
-// never sent (a cancelled step); sent = completed + failed + unfinished +
-// canceled + abandoned. Failed counts the server's failures only; Canceled
-// those the caller cut off (an interrupted run); Abandoned those stopped
-// mid-stream on purpose (--cancel-rate), which are neither failures nor in
-// the latency percentiles.
+// never sent (a cancelled step); sent = completed + failed + shed +
+// unfinished + canceled + abandoned. Failed counts the server's failures
+// only; Shed those it refused at admission (vLLM's 503 from
+// --max-num-queued-reqs or --max-num-queued-tokens), which the error rate
+// and goodput count against it all the same; Canceled those the caller cut
+// off (an interrupted run); Abandoned those stopped mid-stream on purpose
+// (--cancel-rate), which are neither failures nor in the latency
+// percentiles.
 type RequestCounts struct {
 	Scheduled  int `json:"scheduled"`
 	Sent       int `json:"sent"`
@@ -93,6 +96,7 @@ type RequestCounts struct {
 	Failed     int `json:"failed"`
 	Canceled   int `json:"canceled,omitempty"`
 	Abandoned  int `json:"abandoned,omitempty"`
+	Shed       int `json:"shed"`
 	Unfinished int `json:"unfinished"`
 	Dropped    int `json:"dropped"`
 	Good       int `json:"good"` // completed and met every per-request limit (goodput)
@@ -157,12 +161,15 @@ type StepReport struct {
 	WarmupS   float64        `json:"warmup_s"`
 	Requests  RequestCounts  `json:"requests"`
 	Errors    map[string]int `json:"errors"`
-	TTFT      stats.Summary  `json:"ttft_ms"`
-	TTFTSend  stats.Summary  `json:"ttft_send_ms"`
-	ITL       stats.Summary  `json:"itl_ms"`
-	TPOT      stats.Summary  `json:"tpot_ms"`
-	E2EL      stats.Summary  `json:"e2el_ms"`
-	SendLag   stats.Summary  `json:"send_lag_ms"`
+	// Shed is the share of requests the server refused at admission
+	// (Requests.Shed, not in Errors), absent when it refused none.
+	Shed     *Share        `json:"shed,omitempty"`
+	TTFT     stats.Summary `json:"ttft_ms"`
+	TTFTSend stats.Summary `json:"ttft_send_ms"`
+	ITL      stats.Summary `json:"itl_ms"`
+	TPOT     stats.Summary `json:"tpot_ms"`
+	E2EL     stats.Summary `json:"e2el_ms"`
+	SendLag  stats.Summary `json:"send_lag_ms"`
 	// BodyWrite is from the send to the request's last byte written: part
 	// of what the user waits (TTFT from the intended time keeps it), apart
 	// from the send lag that client_saturation judges.
@@ -320,6 +327,7 @@ type Second struct {
 	Sent       int     `json:"sent"`
 	Completed  int     `json:"completed"`
 	Failed     int     `json:"failed"`
+	Shed       int     `json:"shed,omitempty"`
 	TTFTMaxMs  float64 `json:"ttft_max_ms"`
 	TTFTMeanMs float64 `json:"ttft_mean_ms"`
 	OutTokens  int64   `json:"output_tokens"`
@@ -346,14 +354,14 @@ func (s *StepReport) HasHazard(kind string) bool {
 }
 
 // ErrorRate is the fraction of the requests the server was left to answer
-// that failed or did not finish; those the caller cancelled or abandoned
-// are not counted.
+// that it did not serve: failed, shed at admission or unfinished; those the
+// caller cancelled or abandoned are not counted.
 func (s *StepReport) ErrorRate() float64 {
 	judged := s.Requests.Judged()
 	if judged <= 0 {
 		return 0
 	}
-	return float64(s.Requests.Failed+s.Requests.Unfinished) / float64(judged)
+	return float64(s.Requests.Unserved()) / float64(judged)
 }
 
 // PromptCache is what the server said, request by request, about its

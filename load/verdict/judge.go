@@ -27,14 +27,14 @@ func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult
 	return out
 }
 
-// judgeErrorRate judges the fraction of failed and unfinished requests with
+// judgeErrorRate judges the fraction of failed, shed and unfinished requests with
 // its Wilson interval. The step fails only when the whole interval is over
 // the limit (strict: passes only when the whole interval is under it), so
 // one failure in 80 requests does not flip a 1% SLO, while a server failing
 // a third of its requests fails however short the step.
 func judgeErrorRate(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
 	n := int64(s.Requests.Judged())
-	k := int64(s.Requests.Failed + s.Requests.Unfinished)
+	k := int64(s.Requests.Unserved())
 	lo, hi := stats.WilsonInterval(k, n, CIConfidence)
 	res := report.SLOResult{
 		Metric: string(slo.Metric), MaxRate: slo.MaxRate, Observed: s.ErrorRate(), Samples: n,

@@ -1,0 +1,58 @@
+package load
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A server that admits 8 requests at a time, each of which lasts about
+// 100 ms (five 20 ms steps), serves about 80 a second. At twice that rate
+// it refuses about half with vLLM's admission 503: the report counts them
+// as shed, not as server errors, gives their share with its interval, and
+// the default error guard fails the step, since a user turned away was
+// not served.
+func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
+	cfg, err := vllmsim.ParseServeArgs([]string{"--model", "m", "--max-num-queued-reqs", "8"})
+	require.NoError(t, err)
+	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
+	srv := vllmsim.NewServer(cfg)
+	t.Cleanup(srv.Close)
+	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(16, 5), Rates: []float64{160},
+		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second, DrainTimeout: 5 * time.Second,
+		SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}
+	rep, err := runPlan(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+
+	n := s.Requests
+	assert.Positive(t, n.Shed)
+	assert.Zero(t, n.Failed, "errors %v", s.Errors)
+	assert.NotContains(t, s.Errors, "http_503", "a shed request is no server error")
+	assert.NotContains(t, s.Errors, string(client.ClassShed))
+	assert.Equal(t, n.Judged(), n.Completed+n.Shed+n.Unfinished)
+	share := float64(n.Shed) / float64(n.Judged())
+	assert.InDelta(t, 0.5, share, 0.3, "shed %d of %d", n.Shed, n.Judged())
+	require.NotNil(t, s.Shed)
+	assert.Equal(t, n.Shed, s.Shed.Count)
+	assert.InDelta(t, share, s.Shed.Share, 1e-12)
+	assert.Less(t, s.Shed.CI95[0], share)
+	assert.Greater(t, s.Shed.CI95[1], share)
+	t.Logf("shed %d of %d (%.3f, CI %v), unfinished %d, goodput %.3f", n.Shed, n.Judged(), share, s.Shed.CI95, n.Unfinished, s.Goodput)
+	assert.Contains(t, s.ErrorMessages[string(client.ClassShed)], vllmsim.MsgQueueOverflow)
+
+	// Not served counts against goodput and the default error guard.
+	assert.LessOrEqual(t, s.Goodput, 1-share+1e-9)
+	guard := sloResult(t, &s, report.MetricErrorRate)
+	assert.False(t, guard.Pass, "%+v", guard)
+	assert.Equal(t, report.VerdictFail, s.Verdict)
+	assert.InDelta(t, float64(n.Shed+n.Unfinished)/float64(n.Judged()), s.ErrorRate(), 1e-12)
+}

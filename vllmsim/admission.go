@@ -1,0 +1,94 @@
+package vllmsim
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Admission control as vLLM has it since 0.29 (AsyncLLM's admission check,
+// in the API server): --max-num-queued-reqs caps the requests in flight,
+// waiting plus running, and --max-num-queued-tokens the prompt tokens of
+// requests still in prefill (whole prompts, not what is left of them).
+// Both are off by default. A refused request never reaches the engine: it
+// gets 503 with vLLM's own words, and vllm:admission_rejections_total
+// counts it by reason.
+const (
+	// MsgQueueOverflow is vLLM's QueueOverflowError.
+	MsgQueueOverflow = "The engine is currently busy and cannot accept new requests. Please try again later or on a different instance."
+	// MsgQueuedTokens is vLLM's MaxQueuedTokensError.
+	MsgQueuedTokens = "The engine has reached its prefill token backlog limit. Please try again later or on a different instance."
+
+	// The reason label of vllm:admission_rejections_total.
+	RejectQueuedReqs   = "max_num_queued_reqs"
+	RejectQueuedTokens = "max_num_queued_tokens"
+)
+
+// admission counts what the limits cap. It lives in the engine loop and is
+// guarded by its lock, so a request is counted in the same critical
+// section that hands it to the engine.
+type admission struct {
+	maxReqs, maxTokens int // 0: no limit
+	reqs               int // requests handed to the engine, not finished
+	prefillTokens      int // prompt tokens of those with no token yet
+}
+
+// admit counts st in, or names the limit that refuses it. As in vLLM, a
+// limit refuses once it is reached: a request is refused when the count
+// already stands at the limit, whatever its own size.
+func (a *admission) admit(st *stream) string {
+	switch {
+	case a.maxReqs > 0 && a.reqs >= a.maxReqs:
+		return RejectQueuedReqs
+	case a.maxTokens > 0 && a.prefillTokens >= a.maxTokens:
+		return RejectQueuedTokens
+	}
+	a.reqs++
+	a.prefillTokens += st.seq.PromptLen()
+	st.inFlight, st.inPrefill = true, true
+	return ""
+}
+
+// prefilled counts st out of the prefill backlog once its first token came.
+func (a *admission) prefilled(st *stream) {
+	if st.inPrefill {
+		st.inPrefill = false
+		a.prefillTokens -= st.seq.PromptLen()
+	}
+}
+
+// release counts st out altogether: it finished or was aborted.
+func (a *admission) release(st *stream) {
+	a.prefilled(st)
+	if st.inFlight {
+		st.inFlight = false
+		a.reqs--
+	}
+}
+
+// rejectMessage is the 503's message for a refusal's reason.
+func rejectMessage(reason string) string {
+	if reason == RejectQueuedTokens {
+		return MsgQueuedTokens
+	}
+	return MsgQueueOverflow
+}
+
+// checkAdmission validates the limits.
+func (c *Config) checkAdmission() error {
+	if c.MaxNumQueuedReqs < 0 || c.MaxNumQueuedTokens < 0 {
+		return fmt.Errorf("vllmsim: --max-num-queued-reqs and --max-num-queued-tokens must not be negative, got %d and %d",
+			c.MaxNumQueuedReqs, c.MaxNumQueuedTokens)
+	}
+	return nil
+}
+
+// reject answers a request admission control refused.
+func (s *Server) reject(w http.ResponseWriter, reason string) {
+	s.metrics.rejected(reason)
+	s.writeError(w, http.StatusServiceUnavailable, rejectMessage(reason))
+}
+
+func init() {
+	serveFlags["max-num-queued-reqs"] = intFlag(func(c *Config) *int { return &c.MaxNumQueuedReqs }, 1)
+	serveFlags["max-num-queued-tokens"] = intFlag(func(c *Config) *int { return &c.MaxNumQueuedTokens }, 1)
+}
