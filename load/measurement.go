@@ -214,6 +214,9 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 			st.Verdict = report.VerdictFail
 		}
 	}
+	if st != nil && s.plan.Overload != nil {
+		verdict.JudgeOverload(st, *s.plan.Overload)
+	}
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)

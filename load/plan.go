@@ -98,6 +98,10 @@ type Plan struct {
 	// requests of the fixture's p95 size before Fit reports a finding
 	// (report.Fit); zero means 1.
 	FitMargin float64
+	// Overload, when set, runs every step as an overload step: judged by
+	// the overload gate (verdict.JudgeOverload) instead of the error guard
+	// that counts shed requests against the server.
+	Overload *verdict.Overload
 	// Baseline, when set, is a recorded report (LoadBaseline) each step is
 	// compared with; BaselineTolerance is the slowdown allowed, and
 	// BaselineHint says how a user records one again in the face they

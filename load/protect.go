@@ -2,13 +2,13 @@ package load
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 // WhyNotGPUUtilization is why Protect never scales on GPU utilisation.
@@ -42,7 +42,7 @@ func protect(rep *report.Report, model string) *report.Protect {
 		return p
 	}
 	p.HeldAtKnee = srv.MaxRunning + srv.MaxWaiting
-	p.MaxNumQueuedReqs = QueuedLimit(p.HeldAtKnee)
+	p.MaxNumQueuedReqs = verdict.QueuedLimit(p.HeldAtKnee)
 	p.Flag = fmt.Sprintf("--max-num-queued-reqs %d", p.MaxNumQueuedReqs)
 	p.WaitingThreshold = max(1, srv.MaxWaiting)
 	if q := srv.QueueTime; q != nil && q.Count > 0 {
@@ -57,13 +57,6 @@ func protect(rep *report.Report, model string) *report.Protect {
 	}
 	p.ScaledObject = y
 	return p
-}
-
-// QueuedLimit is the admission limit for a server that held n requests
-// (running plus waiting) at its knee: a quarter more, and at least two
-// more, so that the knee's own bursts are not shed.
-func QueuedLimit(n float64) int {
-	return int(max(math.Ceil(1.25*n), math.Ceil(n)+2))
 }
 
 // keda is the part of KEDA's ScaledObject the trigger needs.

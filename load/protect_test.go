@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/vllmapi"
 )
 
@@ -23,8 +24,8 @@ func TestProtectWritesAKEDAScaledObject(t *testing.T) {
 	p := protect(rep, "meta-llama/Llama-3.1-8B-Instruct")
 	require.NotNil(t, p)
 	assert.Equal(t, 20.0, p.HeldAtKnee)
-	assert.Equal(t, 25, p.MaxNumQueuedReqs, "a quarter above the 20 held at the knee")
-	assert.Equal(t, "--max-num-queued-reqs 25", p.Flag)
+	assert.Equal(t, 21, p.MaxNumQueuedReqs, "one above the 20 held at the knee")
+	assert.Equal(t, "--max-num-queued-reqs 21", p.Flag)
 	assert.Contains(t, p.WhyNotGPU, "busy at all")
 
 	var so struct {
@@ -66,5 +67,5 @@ func TestProtectNeedsAKneeAndMetrics(t *testing.T) {
 	require.NotNil(t, p)
 	assert.Zero(t, p.MaxNumQueuedReqs)
 	assert.Contains(t, p.Note, "could not be read")
-	assert.Equal(t, 4, QueuedLimit(2), "at least two above")
+	assert.Equal(t, 4, verdict.QueuedLimit(2.5))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/tune"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 // DefaultTuneBudget is how many sweeps llmslo tune runs at most, the first
@@ -21,7 +22,15 @@ type TuneOptions struct {
 	Search Search
 	// Budget caps the sweeps, the first included; 0: DefaultTuneBudget.
 	Budget int
+	// Overload configures the last step, the overload gate at
+	// OverloadFactor × the final knee with Protect's admission limit;
+	// NoOverload leaves it out.
+	Overload   verdict.Overload
+	NoOverload bool
 }
+
+// OverloadFactor is how far past the final knee Tune's overload step runs.
+const OverloadFactor = 1.5
 
 // ServeArgs is a target that says the vLLM serve flags it starts with, so
 // that a tuning session can print the final command line.
@@ -68,6 +77,9 @@ func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error)
 	l.t.FinalArgs = tune.Apply(base, l.kept...)
 	l.t.Command = tune.Command(out.Target.Model, l.t.FinalArgs)
 	out.Protect = protect(l.final, out.Target.Model)
+	if err == nil && !o.NoOverload {
+		err = l.overload(ctx, out.Protect, o.Overload)
+	}
 	if err != nil {
 		out.Partial, out.Reason = true, err.Error()
 	}
@@ -219,4 +231,38 @@ func stopWithoutKnee(rep *report.Report) string {
 		}
 	}
 	return "every rate passed: no knee to move (give higher --rates)"
+}
+
+// overload runs the session's last step: the overload gate at
+// OverloadFactor × the final knee, on the final server with Protect's
+// admission limit (a URL target as it is: its flags cannot be set).
+func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Overload) error {
+	if p == nil || p.MaxNumQueuedReqs == 0 {
+		return nil
+	}
+	o.QueuedReqs = p.MaxNumQueuedReqs
+	plan := l.plan
+	plan.Rates, plan.Overload = []float64{tune.RoundRate(OverloadFactor * p.KneeRate)}, &o
+	limit := tune.Change{Flag: "--max-num-queued-reqs", Value: fmt.Sprint(p.MaxNumQueuedReqs)}
+	label := "overload " + limit.String()
+	if v, ok := l.plan.Target.(Variable); ok {
+		target, err := v.WithFlags(tune.Apply(nil, append(slices.Clone(l.kept), limit)...))
+		if err != nil {
+			return fmt.Errorf("tune: %s: %w", limit, err)
+		}
+		plan.Target = target
+	} else {
+		label = "overload"
+	}
+	rep, err := Measure(ctx, plan)
+	if rep == nil {
+		return err
+	}
+	for _, st := range rep.Steps {
+		st.Name = label + " " + st.Name
+		l.out.Steps = append(l.out.Steps, st)
+		l.out.Verdict = report.Worse(l.out.Verdict, st.Verdict)
+		l.t.Overload = st.OverloadGate
+	}
+	return err
 }

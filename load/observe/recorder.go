@@ -43,6 +43,7 @@ type Recorder struct {
 	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
 	e2elSend                             *stats.Histogram
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
+	shedTime                             *stats.Histogram // intended send to the admission 503
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
@@ -94,6 +95,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		e2elSend:       stats.NewHistogram(),
 		lag:            stats.NewHistogram(),
 		bodyWrite:      stats.NewHistogram(),
+		shedTime:       stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		classes:        map[client.ErrorClass]int{},
@@ -242,6 +244,7 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 		// Refused at admission: apart from the server's failures, but a
 		// user turned away was not served (the error rate counts it).
 		r.shed++
+		r.shedTime.Record(at.Sub(o.Intended)) // what a turned-away user waited for the no
 		r.second(at).Shed++
 		r.messages.Add(string(o.Class), o.Message)
 	case client.ClassStall, client.ClassTimeout:

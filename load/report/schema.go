@@ -226,6 +226,12 @@ type StepReport struct {
 	// above; Shards, in a merged step, each shard's own share.
 	Evidence *StepEvidence `json:"evidence,omitempty"`
 	Shards   []ShardStep   `json:"shards,omitempty"`
+
+	// ShedTime is how long the shed requests waited for their 503, from
+	// their intended send time; OverloadGate the overload gate's checks,
+	// on a step run as one (docs/verdicts.md).
+	ShedTime     *stats.Summary `json:"shed_time_ms,omitempty"`
+	OverloadGate *OverloadGate  `json:"overload_gate,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers

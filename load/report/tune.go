@@ -48,6 +48,9 @@ type Tune struct {
 	Stop      string   `json:"stop"`
 	// CannotChange says why no flag was changed (a URL target).
 	CannotChange string `json:"cannot_change,omitempty"`
+	// Overload is the last step's overload gate, at 1.5× the final knee
+	// with Protect's admission limit.
+	Overload *OverloadGate `json:"overload,omitempty"`
 }
 
 // TuneIteration is one sweep of the loop: the server's flags, the change
@@ -82,4 +85,39 @@ type Protect struct {
 	ScaledObject string `json:"scaled_object"`
 	WhyNotGPU    string `json:"why_not_gpu_utilization"`
 	Note         string `json:"note,omitempty"`
+}
+
+// OverloadGate is the overload gate's judgement of a step run past the
+// knee: shed requests answered fast, admitted ones served within their
+// SLOs, none left waiting past its timeout, and the shed share with its
+// interval (docs/verdicts.md).
+type OverloadGate struct {
+	Pass bool `json:"pass"`
+	// ShedP99Ms is the p99 of a shed request's time from its intended
+	// send to its 503; ShedLimitMs the gate's limit on it.
+	ShedP99Ms   float64 `json:"shed_p99_ms,omitempty"`
+	ShedLimitMs float64 `json:"shed_limit_ms"`
+	Shed        *Share  `json:"shed,omitempty"`
+	// AdmittedErrorRate is the error rate of the requests the server
+	// admitted (failed and unfinished over those not shed), judged
+	// against ErrorRateLimit instead of the guard that counts shed ones.
+	AdmittedErrorRate float64 `json:"admitted_error_rate"`
+	ErrorRateLimit    float64 `json:"error_rate_limit"`
+	// TimedOut counts requests left waiting past their timeout: abandoned
+	// for a stall or the request timeout, or unfinished at the drain bound.
+	TimedOut int `json:"timed_out"`
+	// WorstQueueWaitS is the server's own worst queue wait in the step
+	// (the upper edge of its queue-time histogram's highest bucket used);
+	// WorstQueueWaitOver says the wait lay beyond it.
+	WorstQueueWaitS    float64     `json:"worst_queue_wait_s,omitempty"`
+	WorstQueueWaitOver bool        `json:"worst_queue_wait_over,omitempty"`
+	Checks             []GateCheck `json:"checks"`
+	Message            string      `json:"message"`
+}
+
+// GateCheck is one of the overload gate's assertions.
+type GateCheck struct {
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail"`
 }

@@ -160,7 +160,7 @@ func Rates(prev Knee) []float64 {
 		out = append(out, prev.Pass)
 	}
 	for _, f := range []float64{1, 1.5, 2, 3, 4, 6, 8} {
-		out = append(out, round3(prev.Fail*f))
+		out = append(out, RoundRate(prev.Fail*f))
 	}
 	return out
 }
@@ -176,7 +176,9 @@ func Bracket(pass, fail float64) string {
 
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', 4, 64) }
 
-func round3(r float64) float64 {
+// RoundRate keeps a rate to three significant figures, as a person
+// would write it.
+func RoundRate(r float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
 	return v
 }
