@@ -247,6 +247,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	var sf shardFlags
 	sf.register(fs)
+	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
+	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "with --overload: the limit on the p99 of a shed request's time to its 503")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -257,6 +259,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := f.plan(stderr)
 	if err == nil {
 		err = sf.apply(&cfg)
+	}
+	if *overload {
+		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)

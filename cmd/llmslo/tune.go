@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 func init() {
@@ -22,6 +23,8 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	refine := fs.Int("refine", 3, "bisection steps of each sweep between its last passing and first failing rate")
 	precision := fs.Float64("precision", 0.1, "stop a sweep's bisection once the knee's bracket is within this fraction of its upper end")
 	budget := fs.Int("budget", load.DefaultTuneBudget, "sweeps to run at most, the first (from the flags as given) included")
+	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "the last step's overload gate: the limit on the p99 of a shed request's time to its 503")
+	noOverload := fs.Bool("no-overload", false, "leave out the last step, the overload gate at 1.5× the final knee")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -38,7 +41,8 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
 		return exitUsage
 	}
-	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: load.Search{Refine: *refine, Precision: *precision}, Budget: *budget})
+	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: load.Search{Refine: *refine, Precision: *precision}, Budget: *budget,
+		Overload: verdict.Overload{ShedP99: *shedP99}, NoOverload: *noOverload})
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
 		return exitUsage
@@ -46,8 +50,9 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := finish(rep, err, f, stdout, stderr)
 	render.WriteTune(stdout, rep)
 	// A session that found a knee did its job: steps above it fail by
-	// design.
-	if code == exitFail && rep.Capacity != nil && rep.Capacity.PassRate > 0 && err == nil {
+	// design. An overload gate that failed fails it.
+	gateFailed := rep.Tune != nil && rep.Tune.Overload != nil && !rep.Tune.Overload.Pass
+	if code == exitFail && rep.Capacity != nil && rep.Capacity.PassRate > 0 && err == nil && !gateFailed {
 		code = exitPass
 	}
 	return code

@@ -50,6 +50,9 @@ func Markdown(title string, r *report.Report) string {
 		if s.Overload != nil {
 			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.Overload.Message)
 		}
+		if g := s.OverloadGate; g != nil {
+			fmt.Fprintf(&b, "\n- **%s** %s.", s.Name, g.Message)
+		}
 		for _, h := range s.Hazards {
 			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", s.Name, h.Kind, h.Message, h.Fix)
 		}

@@ -41,9 +41,12 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		for _, res := range s.SLO {
-			if !res.Pass {
+			if !res.Pass && !gatedErrorRate(s, res) {
 				fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, FailedSLO(res))
 			}
+		}
+		if g := s.OverloadGate; g != nil {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, g.Message)
 		}
 		for _, c := range s.Baseline {
 			if c.Regressed {

@@ -102,3 +102,9 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// gatedErrorRate says an SLO result is the error guard of an overload
+// step, which the overload gate judges on the admitted requests instead.
+func gatedErrorRate(s *report.StepReport, r report.SLOResult) bool {
+	return s.OverloadGate != nil && r.Metric == string(report.MetricErrorRate)
+}

@@ -44,3 +44,19 @@ func TestTuneShowsInEveryFace(t *testing.T) {
 	assert.Contains(t, page, "kind: ScaledObject")
 	assert.Contains(t, term.String(), "not on GPU utilisation: busy at all")
 }
+
+// An overload step's gate shows in every face, and its error guard, which
+// counts the shed requests, is not printed as a failure.
+func TestOverloadGateShowsInEveryFace(t *testing.T) {
+	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{{Name: "rate=12", Verdict: report.VerdictPass,
+		SLO: []report.SLOResult{{Metric: "error_rate", MaxRate: 0.01, Observed: 0.3}},
+		OverloadGate: &report.OverloadGate{Pass: true, Message: "overload gate passed: shed 20 of 51",
+			Checks: []report.GateCheck{{Name: "shed_fast", Pass: true, Detail: "shed requests got their 503 in 6.0 ms at p99"}}}}}}
+	var term bytes.Buffer
+	WriteSummary(&term, r)
+	for _, out := range []string{term.String(), Markdown("gate", r), renderHTML(t, r)} {
+		assert.Contains(t, out, "overload gate passed: shed 20 of 51")
+	}
+	assert.NotContains(t, term.String(), "FAIL")
+	assert.Contains(t, renderHTML(t, r), "503 in 6.0 ms at p99")
+}

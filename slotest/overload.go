@@ -1,0 +1,18 @@
+package slotest
+
+import (
+	"time"
+
+	"github.com/llmslo/llmslo/load/verdict"
+)
+
+// WithOverload runs every rate as an overload step, past the server's
+// knee, judged by the overload gate instead of the error guard that counts
+// shed requests against the server: shed requests must get their 503
+// within shedP99 at p99 (0: verdict.DefaultShedP99, 250 ms), admitted
+// requests must meet the SLOs, none may wait past its timeout, and the
+// shed share is reported with its interval. A server that queues instead
+// of shedding fails with the --max-num-queued-reqs value to set.
+func WithOverload(shedP99 time.Duration) Option {
+	return func(c *Config) { c.Overload = &verdict.Overload{ShedP99: shedP99} }
+}
