@@ -47,7 +47,7 @@ func Markdown(title string, r *report.Report) string {
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		if s.Overload != nil {
+		if s.Overload != nil && s.OverloadGate == nil {
 			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.Overload.Message)
 		}
 		if g := s.OverloadGate; g != nil {
