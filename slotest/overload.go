@@ -1,8 +1,10 @@
 package slotest
 
 import (
+	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -15,4 +17,16 @@ import (
 // of shedding fails with the --max-num-queued-reqs value to set.
 func WithOverload(shedP99 time.Duration) Option {
 	return func(c *Config) { c.Overload = &verdict.Overload{ShedP99: shedP99} }
+}
+
+// logFit logs what Fit read before the first step, and its finding: a
+// finding fails nothing.
+func logFit(t testing.TB, f *report.Fit) {
+	if f == nil {
+		return
+	}
+	t.Log("slotest: " + f.Message)
+	if f.Finding != nil {
+		t.Logf("slotest: finding (%s): %s", f.Finding.Kind, f.Finding.Message)
+	}
 }
