@@ -112,7 +112,7 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			l.t.Stop = stopWithoutKnee(l.final)
 			return nil
 		}
-		c, stop, ok := tune.Next(prev.Binding, l.server(prev))
+		c, stop, ok := tune.Next(prev.Binding, l.server())
 		if !ok {
 			l.t.Stop = stop
 			return nil
@@ -129,7 +129,11 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			}
 			return err
 		}
-		d := tune.Judge(prev, kneeOf(rep), c)
+		next := kneeOf(rep)
+		d := tune.Judge(prev, next, c)
+		if !d.Keep && next.Fail == 0 && variantVerdict(rep) == report.VerdictInvalid {
+			d = tune.Decision{Why: stopWithoutKnee(rep)} // nothing to judge the change on
+		}
 		it := &l.t.Iterations[len(l.t.Iterations)-1]
 		it.Kept, it.Why = d.Keep, d.Why
 		if !d.Keep {
@@ -183,13 +187,12 @@ func (l *tuneLoop) sweep(ctx context.Context, target Target, rates []float64, c 
 }
 
 // server is what the loop knows of the current server's settings.
-func (l *tuneLoop) server(k tune.Knee) tune.Server {
+func (l *tuneLoop) server() tune.Server {
 	s := tune.Server{Args: tune.Apply(l.base, l.kept...)}
 	for _, st := range l.final.Steps {
 		s.MaxNumSeqs = max(s.MaxNumSeqs, st.Server.MaxNumSeqs)
 		s.MaxRunning = max(s.MaxRunning, st.Server.MaxRunning)
 	}
-	_ = k
 	return s
 }
 
