@@ -22,7 +22,7 @@ import (
 func tunePlan(t *testing.T, args ...string) Plan {
 	plan := DefaultPlan()
 	plan.Target = simArgsTarget(t, args...)
-	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:512:32"), []float64{4, 8, 16}, testSpec(t, "constant")
+	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:512:32"), []float64{8, 16}, testSpec(t, "constant")
 	plan.Duration, plan.Warmup = 3*time.Second, time.Second
 	plan.SLOs = testSLOs(t, "ttft.p95<=2s", "tpot.p50<=19ms")
 	plan.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
@@ -69,5 +69,13 @@ func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
 	require.NotNil(t, rep.Protect)
 	t.Logf("protect: %+v", *rep.Protect)
 	assert.Greater(t, rep.Protect.MaxNumQueuedReqs, 0)
+	g := tu.Overload
+	require.NotNil(t, g, "the last step is the overload gate")
+	for _, st := range rep.Steps {
+		if st.OverloadGate != nil {
+			t.Logf("%s: %s", st.Name, st.OverloadGate.Message)
+		}
+	}
+	assert.True(t, g.Pass, "with Protect's limit, lowered where compute binds: %s", g.Message)
 	assert.Equal(t, report.VerdictPass, rep.Verdict)
 }

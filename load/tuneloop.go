@@ -96,6 +96,8 @@ type tuneLoop struct {
 	out    *report.Report
 	fit    *report.Fit
 	final  *report.Report // the last kept sweep's own report
+	// sweepsVerdict is the sweeps' verdict, before the overload gate.
+	sweepsVerdict report.Verdict
 }
 
 // iterate changes one flag at a time until a stop.
@@ -176,7 +178,8 @@ func (l *tuneLoop) sweep(ctx context.Context, target Target, rates []float64, c 
 	}
 	capacity.Variant = label
 	l.out.Variants = append(l.out.Variants, capacity)
-	l.out.Verdict = report.Worse(l.out.Verdict, variantVerdict(rep))
+	l.sweepsVerdict = report.Worse(l.sweepsVerdict, variantVerdict(rep))
+	l.out.Verdict = l.sweepsVerdict
 	k := kneeOf(rep)
 	it := report.TuneIteration{Args: args, Change: c.String(), ChangeWhy: c.Why, PassRate: k.Pass, FailRate: k.Fail, Binding: k.Binding, Kept: c.Flag == ""}
 	if c.Flag == "" {
@@ -234,38 +237,4 @@ func stopWithoutKnee(rep *report.Report) string {
 		}
 	}
 	return "every rate passed: no knee to move (give higher --rates)"
-}
-
-// overload runs the session's last step: the overload gate at
-// OverloadFactor × the final knee, on the final server with Protect's
-// admission limit (a URL target as it is: its flags cannot be set).
-func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Overload) error {
-	if p == nil || p.MaxNumQueuedReqs == 0 {
-		return nil
-	}
-	o.QueuedReqs = p.MaxNumQueuedReqs
-	plan := l.plan
-	plan.Rates, plan.Overload = []float64{tune.RoundRate(OverloadFactor * p.KneeRate)}, &o
-	limit := tune.Change{Flag: "--max-num-queued-reqs", Value: fmt.Sprint(p.MaxNumQueuedReqs)}
-	label := "overload " + limit.String()
-	if v, ok := l.plan.Target.(Variable); ok {
-		target, err := v.WithFlags(tune.Apply(nil, append(slices.Clone(l.kept), limit)...))
-		if err != nil {
-			return fmt.Errorf("tune: %s: %w", limit, err)
-		}
-		plan.Target = target
-	} else {
-		label = "overload"
-	}
-	rep, err := Measure(ctx, plan)
-	if rep == nil {
-		return err
-	}
-	for _, st := range rep.Steps {
-		st.Name = label + " " + st.Name
-		l.out.Steps = append(l.out.Steps, st)
-		l.out.Verdict = report.Worse(l.out.Verdict, st.Verdict)
-		l.t.Overload = st.OverloadGate
-	}
-	return err
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -181,4 +182,21 @@ func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', 4, 64) }
 func RoundRate(r float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
 	return v
+}
+
+// LowerLimit is the admission limit to try after an overload gate that
+// failed with limit: three quarters of it, when the excess was shed fast
+// and nothing else failed but the admitted requests' SLOs (too many let in
+// at once). ok is false when a lower limit would not help, or none is left.
+func LowerLimit(limit int, g *report.OverloadGate) (lower int, ok bool) {
+	if g == nil || g.Pass || g.Shed == nil {
+		return limit, false
+	}
+	for _, c := range g.Checks {
+		if !c.Pass && c.Name != "admitted_met_slos" {
+			return limit, false
+		}
+	}
+	lower = limit * 3 / 4
+	return lower, lower >= 1 && lower < limit
 }

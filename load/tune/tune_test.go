@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -91,4 +92,33 @@ func TestFlagsSetKeepTheLastValue(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 8 --served-model-name 'my model'",
 		Command("meta-llama/Llama-3.1-8B-Instruct", []string{"--max-num-seqs", "8", "--served-model-name", "my model"}))
+}
+
+// The gate's last step is tried again with a lower limit only when the
+// excess was shed fast and the admitted requests alone broke an SLO.
+func TestLowerLimitOnlyWhenTooManyWereAdmitted(t *testing.T) {
+	shed := &report.Share{Count: 10, Of: 40}
+	check := func(name string, pass bool) report.GateCheck { return report.GateCheck{Name: name, Pass: pass} }
+	admittedLate := &report.OverloadGate{Shed: shed, Checks: []report.GateCheck{check("shed_fast", true), check("admitted_met_slos", false), check("none_timed_out", true)}}
+	slowShed := &report.OverloadGate{Shed: shed, Checks: []report.GateCheck{check("shed_fast", false), check("admitted_met_slos", false)}}
+	queued := &report.OverloadGate{Checks: []report.GateCheck{check("admitted_met_slos", false)}}
+	passed := &report.OverloadGate{Pass: true, Shed: shed}
+	cases := []struct {
+		name  string
+		limit int
+		gate  *report.OverloadGate
+		want  int
+		ok    bool
+	}{
+		{"too many admitted", 16, admittedLate, 12, true},
+		{"slow 503s: a lower limit would not help", 16, slowShed, 16, false},
+		{"nothing shed", 16, queued, 16, false},
+		{"passed", 16, passed, 16, false},
+		{"none left", 1, admittedLate, 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := LowerLimit(tc.limit, tc.gate)
+		assert.Equal(t, tc.ok, ok, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
 }
