@@ -122,6 +122,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		BaseURL:               s.endpoint.URL,
 		HTTPClient:            hc,
 		ResetPrefixCache:      cfg.ResetPrefixCache,
+		ResetRunningRequests:  cfg.ResetRunningRequests,
 		Thresholds:            cfg.Thresholds,
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
 		Progress:              cfg.Progress,

@@ -89,6 +89,12 @@ type Plan struct {
 	Salt             bool
 	ResetPrefixCache bool
 	Thresholds       verdict.Thresholds
+
+	// ResetRunningRequests lets that reset preempt requests the server is
+	// still running when it does not go idle within 10 s (vLLM's
+	// reset_running_requests): off by default, since they are recomputed.
+	ResetRunningRequests bool
+
 	// MaxModelLen clips requests that would not fit (input + output), and
 	// the report counts them; zero means the max_model_len the server
 	// reports in GET /v1/models, as vLLM does, and no clipping when it

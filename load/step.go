@@ -55,7 +55,7 @@ type stepFrame struct {
 	rate               float64
 	start, measureFrom time.Time
 	rec                *observe.Recorder
-	reset              bool
+	reset              vllmapi.ResetStatus
 	scraper            *vllmapi.Scraper
 	stopProgress       func()
 	mon                *observe.Monitor
@@ -74,7 +74,7 @@ func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duratio
 	}
 	f := &stepFrame{p: p, rate: rate, name: stepName(p.Arrival, rate)}
 	if p.BaseURL != "" && p.ResetPrefixCache {
-		f.reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL)
+		f.reset, _ = vllmapi.ResetPrefixCache(ctx, hc, p.BaseURL, vllmapi.ResetOptions{ResetRunning: p.ResetRunningRequests})
 	}
 	if start.IsZero() {
 		start = time.Now().Add(lead)
@@ -107,7 +107,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	if f.scraper != nil {
 		st.Server = f.scraper.Stop(context.WithoutCancel(ctx))
 	}
-	st.Server.PrefixCacheReset = f.reset
+	st.Server.PrefixCacheReset, st.Server.PrefixCacheResetStatus = f.reset == vllmapi.ResetDone, f.reset
 	st.Server.MaxNumSeqs = p.MaxNumSeqs
 	fill(st, &ev)
 	st.Partial = runErr != nil || canceled

@@ -62,8 +62,9 @@ type stepPlan struct {
 	BaseURL    string
 	HTTPClient *http.Client
 	// ResetPrefixCache asks the server to drop its prefix cache before
-	// each step (reported either way).
-	ResetPrefixCache bool
+	// each step, once it is idle (reported either way);
+	// ResetRunningRequests lets the reset preempt requests still running.
+	ResetPrefixCache, ResetRunningRequests bool
 	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
 	ScrapeEvery time.Duration
 

@@ -186,6 +186,13 @@ func WithSalt(on bool) Option { return func(c *Config) { c.Salt = on } }
 // (default on).
 func WithResetPrefixCache(on bool) Option { return func(c *Config) { c.ResetPrefixCache = on } }
 
+// WithResetRunningRequests lets that reset preempt the requests a server
+// still runs when it does not go idle in time (vLLM's
+// reset_running_requests; default off: they are recomputed).
+func WithResetRunningRequests(on bool) Option {
+	return func(c *Config) { c.ResetRunningRequests = on }
+}
+
 // WithThresholds adjusts the hazard thresholds.
 func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *Config) { f(&c.Thresholds) } }
 

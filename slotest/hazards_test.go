@@ -44,8 +44,8 @@ func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
 }
 
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
-	t.Parallel() // light (TestMain)
-	srv := newSim(t, vllmsim.Config{})
+	t.Parallel()                                    // light (TestMain)
+	srv := newSim(t, vllmsim.Config{DevMode: true}) // serves /reset_prefix_cache
 	run := func(salt, reset bool) *report.StepReport {
 		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(20),
 			WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),

@@ -81,7 +81,7 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		f := newChunkFormat(chat, id, created, s.Config.servedName())
 		f.eol, f.comments = s.Config.Faults.LineEnding, s.Config.Faults.Comments
 		f.continuous, f.prompt = req.continuousUsage, len(req.prompt)
-		f.errData = s.streamError
+		f.errData, f.fingerprint = s.streamError, s.fingerprint
 		s.writeStream(w, r, st, req, fd, f, h)
 		return
 	}
@@ -134,24 +134,31 @@ func (s *Server) cachedTokens(st *stream) int {
 
 func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
 	if re, ok := err.(*requestError); ok {
-		s.writeError(w, re.status, re.msg)
+		writeErrorAs(w, s.Config.ErrorFormat, re.status, re.msg, re.param)
 		return
 	}
 	s.writeError(w, http.StatusInternalServerError, err.Error())
 }
 
 // checkLength applies vLLM's context-length rules and returns max_tokens
-// (max_model_len − prompt when the client gave none).
+// (max_model_len − prompt when the client gave none). vLLM renders the
+// prompt cut at max_model_len − max_tokens and reports one token past the
+// cut ("at least"), so the value it names is that bound, not the prompt's
+// length; both errors name input_tokens as the parameter.
 func (s *Server) checkLength(req genRequest) (int, error) {
 	limit, p := s.Config.MaxModelLen, len(req.prompt)
 	if p >= limit {
-		return 0, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", limit, p))
+		return 0, &requestError{status: http.StatusBadRequest, param: "input_tokens", msg: fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages. (parameter=input_tokens, value=%d)", limit, p, p)}
 	}
 	if req.maxTokens == -1 {
 		return limit - p, nil
 	}
 	if p+req.maxTokens > limit {
-		return 0, badRequest(fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", limit, p+req.maxTokens, p, req.maxTokens))
+		least := limit - req.maxTokens + 1
+		return 0, &requestError{status: http.StatusBadRequest, param: "input_tokens", msg: fmt.Sprintf(
+			"This model's maximum context length is %d tokens. However, you requested %d output tokens and your prompt contains at least %d input tokens, for a total of at least %d tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=%d)",
+			limit, req.maxTokens, least, least+req.maxTokens, least)}
 	}
 	return req.maxTokens, nil
 }
@@ -189,7 +196,11 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 		produced, done := st.progress()
 		if done {
 			var text strings.Builder
-			for k := range produced {
+			words := produced
+			if st.finishReason == "stop" {
+				words-- // the end-of-sequence token has no text
+			}
+			for k := range words {
 				text.WriteString(outputText(h, k))
 			}
 			if at := s.pacedAt(st, produced-1); !at.IsZero() && !s.pause(r, time.Until(at)) {

@@ -19,7 +19,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func writeJSON(w http.ResponseWriter, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error())
+		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error(), "")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -51,16 +51,6 @@ func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) metricsHandler() http.Handler {
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
-}
-
-// handleResetPrefixCache forgets every cached prefix block, as vLLM's
-// development endpoint does; later requests find no hits until blocks are
-// computed again. The count of resets is in Stats.
-func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) {
-	s.loop.mu.Lock()
-	s.loop.eng.ResetPrefixCache()
-	s.loop.mu.Unlock()
-	w.WriteHeader(http.StatusOK)
 }
 
 // handleTokenize answers POST /tokenize with the same token ids the
@@ -114,6 +104,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	}{len(tokens), s.Config.MaxModelLen, tokens, nil})
 }
 
+// unknownModel answers as vLLM's _check_model does: 404, naming "model".
 func (s *Server) unknownModel(w http.ResponseWriter, model string) {
-	s.writeError(w, http.StatusNotFound, "The model `"+model+"` does not exist.")
+	writeErrorAs(w, s.Config.ErrorFormat, http.StatusNotFound, "The model `"+model+"` does not exist.", "model")
 }

@@ -129,10 +129,14 @@ func TestDecodeRequest(t *testing.T) {
 	}{
 		{`{"prompt":"a b  c","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, false,
 			genRequest{prompt: Tokenize("a b c"), maxTokens: 5, stream: true, includeUsage: true}},
+		// max_completion_tokens is a chat parameter: completions ignore it
+		// and default to 16, also for an explicit null.
 		{`{"model":"m","prompt":[5,6,7],"max_completion_tokens":9,"min_tokens":2,"ignore_eos":true}`, false,
-			genRequest{model: "m", prompt: []int32{5, 6, 7}, maxTokens: 9, minTokens: 2, ignoreEOS: true}},
-		{`{"prompt":[[1,2]]}`, false, genRequest{prompt: []int32{1, 2}, maxTokens: -1}},
-		{`{"prompt":["x y"]}`, false, genRequest{prompt: Tokenize("x y"), maxTokens: -1}},
+			genRequest{model: "m", prompt: []int32{5, 6, 7}, maxTokens: 16, minTokens: 2, ignoreEOS: true}},
+		{`{"prompt":[[1,2]]}`, false, genRequest{prompt: []int32{1, 2}, maxTokens: 16}},
+		{`{"prompt":["x y"],"max_tokens":null}`, false, genRequest{prompt: Tokenize("x y"), maxTokens: 16}},
+		{`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9,"max_tokens":3}`, true,
+			genRequest{prompt: []int32{tokHeaderStart, tokRoleUser, tokHeaderEnd, wordID("hi"), tokEndOfTurn, tokHeaderStart, tokRoleAssistant}, maxTokens: 9}},
 		{`{"messages":[{"role":"user","content":"hi"}]}`, true,
 			genRequest{prompt: []int32{tokHeaderStart, tokRoleUser, tokHeaderEnd, wordID("hi"), tokEndOfTurn, tokHeaderStart, tokRoleAssistant}, maxTokens: -1}},
 	}

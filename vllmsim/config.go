@@ -115,6 +115,17 @@ type Config struct {
 	// (--enable-prompt-tokens-details), as vLLM does.
 	EnablePromptTokensDetails bool
 
+	// DevMode serves vLLM's development endpoints, as
+	// VLLM_SERVER_DEV_MODE=1 does (--dev-mode): /reset_prefix_cache
+	// (reset.go). Off, they are 404s.
+	DevMode bool
+
+	// StartupBehavior is what a client meets while the server is loading
+	// (Faults.StartupDelay; --startup-behavior): StartupRefuse, a closed
+	// port as from today's vLLM, the default, or Startup503, vLLM 0.9's
+	// 503 on every endpoint (startup.go).
+	StartupBehavior string
+
 	// ErrorFormat is the shape of error answers (--error-format):
 	// ErrorFormatOpenAI, vLLM's since 0.10.1 and the default, or
 	// ErrorFormatLegacy, the flat object of vLLM 0.10.0 and before.
@@ -175,6 +186,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	if err := c.checkAdmission(); err != nil {
+		return c, err
+	}
+	if err := c.checkStartup(); err != nil {
 		return c, err
 	}
 	if err := c.resolveHardware(); err != nil {

@@ -55,9 +55,15 @@ func errorType(status int) string {
 	return "BadRequestError"
 }
 
-// errorBody renders an error of status in the chosen format.
-func errorBody(format string, status int, msg string) []byte {
+// errorBody renders an error of status in the chosen format; param, when
+// not empty, names the request's member at fault.
+func errorBody(format string, status int, msg, param string) []byte {
 	info := &errorInfo{Message: msg, Type: errorType(status), Code: status}
+	if param != "" && format != ErrorFormatLegacy {
+		// vLLM named the parameter at fault only later; 0.10.0 and before
+		// wrote null (a 404 for an unknown model: param=None in 0.8).
+		info.Param = &param
+	}
 	v := apiError{Error: info}
 	if format == ErrorFormatLegacy {
 		info.Object = "error"
@@ -85,13 +91,13 @@ func streamErrorBody(format string) []byte {
 // writeError answers with status and an error body in the server's
 // format.
 func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
-	writeErrorAs(w, s.Config.ErrorFormat, status, msg)
+	writeErrorAs(w, s.Config.ErrorFormat, status, msg, "")
 }
 
-func writeErrorAs(w http.ResponseWriter, format string, status int, msg string) {
+func writeErrorAs(w http.ResponseWriter, format string, status int, msg, param string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(errorBody(format, status, msg))
+	_, _ = w.Write(errorBody(format, status, msg, param))
 }
 
 // checkErrorFormat validates Config.ErrorFormat, filling the default.
@@ -106,10 +112,12 @@ func (c *Config) checkErrorFormat() error {
 	return nil
 }
 
-// requestError is a bad request, with the status to answer it with.
+// requestError is a bad request, with the status to answer it with and
+// the member at fault (param), when vLLM names one.
 type requestError struct {
 	status int
 	msg    string
+	param  string
 }
 
 func (e *requestError) Error() string { return e.msg }

@@ -1,14 +1,16 @@
 package vllmsim
 
 import (
+	"errors"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 func TestSlowStartAndInjectedErrors(t *testing.T) {
-	s := start(t, Config{ProfileName: "instant", Faults: Faults{StartupDelay: 300 * time.Millisecond}})
+	s := start(t, Config{ProfileName: "instant", StartupBehavior: Startup503, Faults: Faults{StartupDelay: 300 * time.Millisecond}})
 	resp, err := http.Get(s.URL + "/health")
 	if err != nil {
 		t.Fatal(err)
@@ -92,4 +94,29 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("condition not met within 5s")
+}
+
+// By default, as today's vLLM, the server accepts no connection until it
+// is ready; then it serves on the same address.
+func TestStartupRefusesConnectionsUntilReady(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", Faults: Faults{StartupDelay: 300 * time.Millisecond}})
+	resp, err := http.Get(s.URL + "/health")
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("/health answered %d while loading; want the connection refused", resp.StatusCode)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("while loading: %v, want connection refused", err)
+	}
+	waitFor(t, func() bool {
+		resp, err := http.Get(s.URL + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	if st, raw := postJSON(t, s.URL+"/v1/completions", map[string]any{"prompt": "a", "max_tokens": 1}); st != 200 {
+		t.Fatalf("after loading: %d %s", st, raw)
+	}
 }

@@ -65,7 +65,22 @@ func tokenEvent(head, text, reason string) string {
 	if reason != "" {
 		r = `"` + reason + `"`
 	}
-	return head + `{"index":0,"text":"` + text + `","logprobs":null,"finish_reason":` + r + `,"stop_reason":null}]}`
+	ev := head + `{"index":0,"text":"` + text + `","logprobs":null,"finish_reason":` + r +
+		`,"stop_reason":null,"prompt_token_ids":null,"token_ids":null}],"usage":null`
+	if reason != "" {
+		ev += `,"system_fingerprint":"` + defaultFingerprint() + `"`
+	}
+	return ev + "}"
+}
+
+// defaultFingerprint is the system_fingerprint of a server with the
+// default configuration under the instant profile.
+func defaultFingerprint() string {
+	c, err := Config{ProfileName: "instant"}.withDefaults()
+	if err != nil {
+		panic(err)
+	}
+	return c.fingerprint()
 }
 
 func words(h uint64, from, n int) string {
@@ -121,10 +136,12 @@ func TestStreamFaultsOnTheWire(t *testing.T) {
 				tokenEvent(hd, words(h, 6, 1), "length"), usageEvent(hd, 3, 7), "[DONE]"}
 		}},
 		{"truncated to half", Faults{TruncateRate: 1}, 5, func(hd string) []string {
-			return []string{tokenEvent(hd, words(h, 0, 1), ""), tokenEvent(hd, words(h, 1, 1), "stop"), usageEvent(hd, 3, 2), "[DONE]"}
+			// The stop is an end of sequence: the last token has no text,
+			// and the usage counts it.
+			return []string{tokenEvent(hd, words(h, 0, 1), ""), tokenEvent(hd, "", "stop"), usageEvent(hd, 3, 2), "[DONE]"}
 		}},
 		{"early empty chunk", Faults{EarlyRoleRate: 1}, 1, func(hd string) []string {
-			return []string{hd + `{"index":0,"text":"","logprobs":null,"finish_reason":null,"stop_reason":null}]}`,
+			return []string{hd + `{"index":0,"text":"","logprobs":null,"finish_reason":null,"stop_reason":null,"prompt_token_ids":null,"token_ids":null}],"usage":null}`,
 				tokenEvent(hd, words(h, 0, 1), "length"), usageEvent(hd, 3, 1), "[DONE]"}
 		}},
 	}
@@ -187,7 +204,7 @@ func TestEarlyRoleChunk(t *testing.T) {
 		t.Fatalf("events %q", got)
 	}
 	hd := chunkHead(t, got[0], "chatcmpl-0", "chat.completion.chunk")
-	if want := hd + `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null}]}`; got[0] != want {
+	if want := hd + `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null,"stop_reason":null,"token_ids":null}]}`; got[0] != want {
 		t.Fatalf("first event %s, want %s", got[0], want)
 	}
 	if firstAt > 200*time.Millisecond {

@@ -163,6 +163,16 @@ var fastProfile = engine.StepProfile{Name: "test-fast", Fixed: 2 * time.Millisec
 
 func metricValue(fams map[string]*dto.MetricFamily, name string) float64 { return value(fams, name) }
 
+// hasLabel reports whether a series carries label=val.
+func hasLabel(m *dto.Metric, label, val string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == label && l.GetValue() == val {
+			return true
+		}
+	}
+	return false
+}
+
 // hasSeries reports whether family name has a series with label=val whose
 // value is want (any value when want is negative).
 func hasSeries(fams map[string]*dto.MetricFamily, name, label, val string, want float64) bool {

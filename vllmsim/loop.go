@@ -22,6 +22,7 @@ type stream struct {
 	finishReason string // "stop" or "length", decided at arrival
 	firstAt      time.Time
 	lastAt       time.Time
+	scheduledAt  time.Time // first scheduled, set by the engine loop
 	// Admission control's marks (admission.go), guarded by loop.mu.
 	inFlight, inPrefill bool
 }
@@ -58,6 +59,7 @@ type loop struct {
 	front   *intake  // nil when the API server costs nothing
 	emit    *emitter // nil when the output path costs nothing
 	adm     admission
+	resets  []chan struct{} // prefix-cache resets waiting for the step to end (reset.go)
 }
 
 // maxLag bounds how far behind its deadlines the loop may fall before it
@@ -119,6 +121,7 @@ func (l *loop) run() {
 	var deadline time.Time
 	for {
 		l.mu.Lock()
+		l.applyResets()
 		if l.eng.Idle() || l.front.holding() {
 			l.mu.Unlock()
 			select {
@@ -188,6 +191,7 @@ func (l *loop) run() {
 				st.signal()
 			}
 		}
+		l.metrics.stepDone(b.Tokens)
 		if l.emit != nil {
 			l.emit.step(at, emitted)
 		}

@@ -53,7 +53,7 @@ func TestIdleTimingOverHTTP(t *testing.T) {
 }
 
 func TestPrefixCachingOverHTTP(t *testing.T) {
-	s := start(t, Config{})
+	s := start(t, Config{DevMode: true})
 	prompt := textPrompt("shared", 2048)
 	ttft := func() time.Duration {
 		r := streamCompletion(t, s.URL, map[string]any{"prompt": prompt, "max_tokens": 1})

@@ -60,11 +60,16 @@ func decodeRequest(body []byte, chat bool) (genRequest, error) {
 	if w.N != nil && *w.N != 1 {
 		return r, badRequest("only n=1 is supported")
 	}
+	// vLLM's defaults: 16 tokens on /v1/completions, also for an explicit
+	// null; on chat, the rest of the context. max_completion_tokens is a
+	// chat parameter only (the completions API ignores it).
 	switch {
-	case w.MaxCompletionTokens != nil:
+	case chat && w.MaxCompletionTokens != nil:
 		r.maxTokens = *w.MaxCompletionTokens
 	case w.MaxTokens != nil:
 		r.maxTokens = *w.MaxTokens
+	case !chat:
+		r.maxTokens = DefaultCompletionMaxTokens
 	}
 	if r.maxTokens != -1 && r.maxTokens < 1 {
 		return r, badRequest(fmt.Sprintf("max_tokens must be at least 1, got %d.", r.maxTokens))
@@ -189,19 +194,26 @@ func decodeMessages(raw json.RawMessage) ([]chatMessage, error) {
 	return out, nil
 }
 
+// DefaultCompletionMaxTokens is max_tokens on /v1/completions when the
+// request gives none, as in vLLM (and OpenAI's legacy completions API).
+const DefaultCompletionMaxTokens = 16
+
 // outputLength decides how many tokens a request generates and why it
-// stops. With ignore_eos or min_tokens it generates exactly maxTokens
-// ("length"). Otherwise it stops at a pseudo-random end-of-sequence point
-// drawn from an exponential distribution of mean meanEOS, seeded by the
-// server seed and the prompt's content (the same prompt stops at the same
-// point), but never beyond maxTokens: 1 + ⌊−meanEOS·ln(1−u)⌋ tokens, "stop"
-// when that is below maxTokens, "length" otherwise.
+// stops, its end-of-sequence token included. With ignore_eos it generates
+// exactly maxTokens ("length"). Otherwise it stops at a pseudo-random
+// end-of-sequence point drawn from an exponential distribution of mean
+// meanEOS, seeded by the server seed and the prompt's content (the same
+// prompt stops at the same point), but never beyond maxTokens:
+// minTokens + 1 + ⌊−meanEOS·ln(1−u)⌋ tokens, "stop" when that is below
+// maxTokens, "length" otherwise. min_tokens only holds the end of sequence
+// off, as in vLLM: the draw starts after it (the stop is memoryless), and
+// a request with min_tokens equal to max_tokens runs to max_tokens.
 func outputLength(r genRequest, maxTokens, meanEOS int, seed int64, promptHash uint64) (int, string) {
-	if r.ignoreEOS || r.minTokens > 0 {
+	if r.ignoreEOS {
 		return maxTokens, "length"
 	}
 	u := unitFloat(splitmix64(uint64(seed) ^ promptHash))
-	n := 1 + int(math.Floor(-float64(meanEOS)*math.Log1p(-u)))
+	n := r.minTokens + 1 + int(math.Floor(-float64(meanEOS)*math.Log1p(-u)))
 	if n < maxTokens {
 		return n, "stop"
 	}

@@ -43,6 +43,7 @@ type Server struct {
 	// streamError is the data of an in-stream error event, in the
 	// configured error format.
 	streamError []byte
+	fingerprint string // system_fingerprint (fingerprint.go)
 }
 
 // New makes a server that is not yet listening; it reports a Config that is
@@ -57,10 +58,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1),
-		streamError: streamErrorBody(c.ErrorFormat)}
+		streamError: streamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
 		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
-	s.metrics = newMetrics(c.servedName(), c.MaxModelLen, func() engine.Stats {
+	s.metrics = newMetrics(newMetricsConfig(c), func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()
 		return s.loop.eng.Stats()
@@ -103,8 +104,10 @@ func (s *Server) Start() {
 	s.URL = "http://" + s.Listener.Addr().String()
 	s.begin()
 	s.viaStart = true
+	ln := s.Listener
+	addr := s.closeWhileLoading(ln)
 	go func() {
-		err := s.http.Serve(s.Listener)
+		err := s.serveWhenReady(ln, addr)
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}
@@ -132,8 +135,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.Listener = ln
 	s.URL = "http://" + ln.Addr().String()
 	s.begin()
+	addr := s.closeWhileLoading(ln)
 	s.mu.Unlock()
-	err := s.http.Serve(ln)
+	err := s.serveWhenReady(ln, addr)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -217,7 +221,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.metricsHandler())
 	mux.HandleFunc("POST /v1/completions", s.tracked(func(w http.ResponseWriter, r *http.Request) { s.handleGenerate(w, r, false) }))
 	mux.HandleFunc("POST /v1/chat/completions", s.tracked(func(w http.ResponseWriter, r *http.Request) { s.handleGenerate(w, r, true) }))
-	mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	if s.Config.DevMode {
+		mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	}
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	if s.Config.APIKey == "" {
 		return mux

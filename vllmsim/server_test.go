@@ -100,16 +100,17 @@ func TestErrorsInVLLMShape(t *testing.T) {
 		name, path string
 		body       any
 		status     int
-		msg        string
+		msg, param string
 	}{
-		{"bad json", "/v1/completions", `{"prompt": `, 400, "invalid JSON"},
-		{"unknown model", "/v1/completions", map[string]any{"model": "nope", "prompt": "hi"}, 404, "The model `nope` does not exist."},
-		{"too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 60), "max_tokens": 50}, 400, "maximum context length is 100 tokens. However, you requested 110 tokens (60 in the messages, 50 in the completion)"},
-		{"prompt too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 100)}, 400, "your request has 100 input tokens"},
-		{"empty prompt", "/v1/completions", map[string]any{"prompt": "   "}, 400, "The prompt cannot be empty."},
-		{"no messages", "/v1/chat/completions", map[string]any{"messages": []any{}}, 400, "at least one message"},
-		{"bad max_tokens", "/v1/completions", map[string]any{"prompt": "a", "max_tokens": 0}, 400, "max_tokens must be at least 1"},
-		{"unknown model tokenize", "/tokenize", map[string]any{"model": "nope", "prompt": "a"}, 404, "does not exist"},
+		{"bad json", "/v1/completions", `{"prompt": `, 400, "invalid JSON", ""},
+		{"unknown model", "/v1/completions", map[string]any{"model": "nope", "prompt": "hi"}, 404, "The model `nope` does not exist.", "model"},
+		{"too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 60), "max_tokens": 50}, 400,
+			"maximum context length is 100 tokens. However, you requested 50 output tokens and your prompt contains at least 51 input tokens, for a total of at least 101 tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=51)", "input_tokens"},
+		{"prompt too long", "/v1/completions", map[string]any{"prompt": textPrompt("w", 100)}, 400, "your request has 100 input tokens", "input_tokens"},
+		{"empty prompt", "/v1/completions", map[string]any{"prompt": "   "}, 400, "The prompt cannot be empty.", ""},
+		{"no messages", "/v1/chat/completions", map[string]any{"messages": []any{}}, 400, "at least one message", ""},
+		{"bad max_tokens", "/v1/completions", map[string]any{"prompt": "a", "max_tokens": 0}, 400, "max_tokens must be at least 1", ""},
+		{"unknown model tokenize", "/tokenize", map[string]any{"model": "nope", "prompt": "a"}, 404, "does not exist", "model"},
 	}
 	legacy := start(t, Config{ProfileName: "instant", MaxModelLen: 100, ErrorFormat: ErrorFormatLegacy})
 	for _, c := range cases {
@@ -125,8 +126,12 @@ func TestErrorsInVLLMShape(t *testing.T) {
 			if i := e.Error; status != c.status || i.Code != c.status || i.Object != "" || i.Type != errorType(c.status) || !strings.Contains(i.Message, c.msg) {
 				t.Fatalf("status %d body %s; want %d with %q", status, raw, c.status, c.msg)
 			}
-			if !strings.Contains(string(raw), `"param":null`) {
-				t.Fatalf("body %s lacks param:null", raw)
+			wantParam := `"param":null`
+			if c.param != "" {
+				wantParam = `"param":"` + c.param + `"`
+			}
+			if !strings.Contains(string(raw), wantParam) {
+				t.Fatalf("body %s lacks %s", raw, wantParam)
 			}
 			// vLLM 0.10.0 and before: the flat object.
 			status, raw = postJSON(t, legacy.URL+c.path, c.body)
@@ -185,22 +190,40 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 }
 
 // Without ignore_eos a request stops at its pseudo-random EOS point, the
-// same one for the same prompt, never beyond max_tokens.
+// same one for the same prompt, never beyond max_tokens. The end-of-sequence
+// token is in completion_tokens and in no text, as in vLLM; min_tokens only
+// holds it off; ignore_eos, or min_tokens equal to max_tokens, runs to
+// max_tokens.
 func TestEarlyStopIsDeterministic(t *testing.T) {
 	s := start(t, Config{ProfileName: "instant", EOSMeanTokens: 20})
 	lengths := map[int]bool{}
+	run := func(body map[string]any) (texts, completion int) {
+		body["stream_options"] = map[string]any{"include_usage": true}
+		r := streamCompletion(t, s.URL, body)
+		if r.usage == nil {
+			t.Fatalf("no usage: %+v", r)
+		}
+		return r.tokens, r.usage.CompletionTokens
+	}
 	for i := range 20 {
 		p := textPrompt("eos"+string(rune('a'+i)), 10)
-		a := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40})
-		b := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40})
-		if a.tokens != b.tokens || a.tokens < 1 || a.tokens > 40 {
-			t.Fatalf("prompt %d: %d then %d tokens", i, a.tokens, b.tokens)
+		ta, a := run(map[string]any{"prompt": p, "max_tokens": 40})
+		_, b := run(map[string]any{"prompt": p, "max_tokens": 40})
+		if a != b || a < 1 || a > 40 {
+			t.Fatalf("prompt %d: %d then %d tokens", i, a, b)
 		}
-		lengths[a.tokens] = true
-		c := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40, "ignore_eos": true})
-		d := streamCompletion(t, s.URL, map[string]any{"prompt": p, "max_tokens": 40, "min_tokens": 1})
-		if c.tokens != 40 || d.tokens != 40 {
-			t.Fatalf("ignore_eos gave %d, min_tokens gave %d; want 40", c.tokens, d.tokens)
+		if a < 40 && ta != a-1 {
+			t.Fatalf("prompt %d stopped at %d tokens with %d texts; want the EOS token without text", i, a, ta)
+		}
+		lengths[a] = true
+		if _, c := run(map[string]any{"prompt": p, "max_tokens": 40, "ignore_eos": true}); c != 40 {
+			t.Fatalf("ignore_eos gave %d; want 40", c)
+		}
+		if _, d := run(map[string]any{"prompt": p, "max_tokens": 40, "min_tokens": 40}); d != 40 {
+			t.Fatalf("min_tokens 40 gave %d; want 40", d)
+		}
+		if _, e := run(map[string]any{"prompt": p, "max_tokens": 40, "min_tokens": 10}); e < min(a+10, 40) || e < 11 {
+			t.Fatalf("min_tokens 10 gave %d (%d without); want the stop held off past 10", e, a)
 		}
 	}
 	if len(lengths) < 5 {
@@ -259,14 +282,27 @@ func TestMetricsExposeEveryName(t *testing.T) {
 		if !ok {
 			t.Fatalf("/metrics lacks %s", name)
 		}
-		if !hasSeries(map[string]*dto.MetricFamily{name: f}, name, "model_name", DefaultModel, -1) {
+		for _, m := range f.GetMetric() {
+			if !hasLabel(m, "engine", "0") {
+				t.Fatalf("a series of %s lacks engine=\"0\"", name)
+			}
+		}
+		if name != "vllm:cache_config_info" && !hasSeries(map[string]*dto.MetricFamily{name: f}, name, "model_name", DefaultModel, -1) {
 			t.Fatalf("%s lacks model_name=%q", name, DefaultModel)
 		}
+	}
+	if _, ok := fams["vllm:time_per_output_token_seconds"]; ok {
+		t.Error("vllm:time_per_output_token_seconds is served; vLLM dropped it")
 	}
 	checks := map[string]float64{
 		"vllm:prompt_tokens_total": 40, "vllm:generation_tokens_total": 5, "vllm:time_to_first_token_seconds": 1,
 		"vllm:inter_token_latency_seconds": 4, "vllm:e2e_request_latency_seconds": 1, "vllm:request_queue_time_seconds": 1,
 		"vllm:prefix_cache_queries_total": 40, "vllm:num_requests_running": 0, "vllm:kv_cache_usage_perc": 0,
+		"vllm:request_prefill_time_seconds": 1, "vllm:request_decode_time_seconds": 1, "vllm:request_inference_time_seconds": 1,
+		"vllm:num_requests_waiting_by_reason": 0, "vllm:prompt_tokens_cached_total": 0, "vllm:cache_config_info": 1,
+		// The prompt's step (40 tokens, with the first generated token)
+		// and four decode steps.
+		"vllm:iteration_tokens_total": 5,
 	}
 	for name, want := range checks {
 		if got := metricValue(fams, name); got != want {

@@ -13,8 +13,12 @@ type chunkFormat struct {
 	head     []byte // `{"id":…,"object":…,"created":…,"model":…,"choices":[`
 	tokenPre []byte // `{"index":0,"text":"` or `{"index":0,"delta":{"content":"`
 	tokenMid []byte // `","logprobs":null,"finish_reason":` or `"},"logprobs":null,"finish_reason":`
-	eol      string // SSE line ending
-	comments bool   // a ": ping" comment line before each event
+	// tokenEnd follows the finish reason: the members vLLM writes as
+	// explicit nulls.
+	tokenEnd    []byte
+	fingerprint string // system_fingerprint, on the final chunk
+	eol         string // SSE line ending
+	comments    bool   // a ": ping" comment line before each event
 
 	// With continuous_usage_stats, every token chunk carries the usage so
 	// far; prompt is its prompt_tokens.
@@ -37,11 +41,22 @@ func newChunkFormat(chat bool, id string, created int64, model string) *chunkFor
 	if chat {
 		f.tokenPre = []byte(`{"index":0,"delta":{"content":"`)
 		f.tokenMid = []byte(`"},"logprobs":null,"finish_reason":`)
+		f.tokenEnd = []byte(`,"stop_reason":null,"token_ids":null}]`)
 	} else {
 		f.tokenPre = []byte(`{"index":0,"text":"`)
 		f.tokenMid = []byte(`","logprobs":null,"finish_reason":`)
+		f.tokenEnd = []byte(`,"stop_reason":null,"prompt_token_ids":null,"token_ids":null}]`)
 	}
 	return f
+}
+
+// appendNoUsage ends a chunk's object where it carries no usage: vLLM's
+// completion chunks say "usage":null, its chat chunks leave it out.
+func (f *chunkFormat) appendNoUsage(dst []byte) []byte {
+	if f.chat {
+		return dst
+	}
+	return append(dst, `,"usage":null`...)
 }
 
 // open starts an event; close ends it.
@@ -58,10 +73,18 @@ func (f *chunkFormat) close(dst []byte) []byte {
 	return append(dst, f.eol...)
 }
 
-// appendRole appends the chat stream's first chunk, which names the role.
+// appendRole appends the chat stream's first chunk, which names the role;
+// with continuous_usage_stats it carries the usage so far, no completion
+// token yet.
 func (f *chunkFormat) appendRole(dst []byte) []byte {
 	dst = append(f.open(dst), f.head...)
-	return f.close(append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`...))
+	dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null`...)
+	dst = append(dst, f.tokenEnd...)
+	if f.continuous {
+		dst = append(dst, `,"usage":`...)
+		dst = appendUsageObject(dst, f.prompt, 0, -1)
+	}
+	return f.close(append(dst, '}'))
 }
 
 // appendEarly appends a chunk that carries no token: the role alone on the
@@ -69,19 +92,27 @@ func (f *chunkFormat) appendRole(dst []byte) []byte {
 func (f *chunkFormat) appendEarly(dst []byte) []byte {
 	dst = append(f.open(dst), f.head...)
 	if f.chat {
-		dst = append(dst, `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null}]}`...)
+		dst = append(dst, `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null`...)
 	} else {
-		dst = append(dst, `{"index":0,"text":"","logprobs":null,"finish_reason":null,"stop_reason":null}]}`...)
+		dst = append(dst, `{"index":0,"text":"","logprobs":null,"finish_reason":null`...)
 	}
-	return f.close(dst)
+	dst = f.appendNoUsage(append(dst, f.tokenEnd...))
+	return f.close(append(dst, '}'))
 }
 
 // appendEvent appends one event carrying the n tokens from, from+1, … of
 // a request whose prompt hashes to h; reason is empty except on the last.
+// A request that stopped ("stop") ended on its end-of-sequence token,
+// which has no text: as in vLLM, the last chunk then carries empty text,
+// while the usage counts the token.
 func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason string) []byte {
 	dst = append(f.open(dst), f.head...)
 	dst = append(dst, f.tokenPre...)
-	for k := from; k < from+n; k++ {
+	end := from + n
+	if reason == "stop" {
+		end--
+	}
+	for k := from; k < end; k++ {
 		dst = append(dst, outputText(h, k)...)
 	}
 	dst = append(dst, f.tokenMid...)
@@ -92,13 +123,17 @@ func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason stri
 		dst = append(dst, reason...)
 		dst = append(dst, '"')
 	}
-	if !f.chat {
-		dst = append(dst, `,"stop_reason":null`...)
-	}
-	dst = append(dst, "}]"...)
+	dst = append(dst, f.tokenEnd...)
 	if f.continuous {
 		dst = append(dst, `,"usage":`...)
 		dst = appendUsageObject(dst, f.prompt, from+n, -1)
+	} else {
+		dst = f.appendNoUsage(dst)
+	}
+	if reason != "" && f.fingerprint != "" {
+		dst = append(dst, `,"system_fingerprint":"`...)
+		dst = append(dst, f.fingerprint...)
+		dst = append(dst, '"')
 	}
 	return f.close(append(dst, '}'))
 }

@@ -166,6 +166,7 @@ func (l *loop) abortAs(st *stream, reason string) {
 	l.mu.Lock()
 	finished := st.seq.Finished()
 	l.eng.Abort(st.seq)
+	l.adm.release(st)
 	l.mu.Unlock()
 	if !finished {
 		l.metrics.finished(reason)

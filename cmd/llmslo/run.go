@@ -37,7 +37,7 @@ type runFlags struct {
 	stallTimeout, requestTimeout                        time.Duration
 	seed                                                int64
 	maxInFlight, maxModelLen                            int
-	salt, reset, strict, quiet                          bool
+	salt, reset, resetRunning, strict, quiet            bool
 	slos                                                multiFlag
 	thinkScale                                          float64
 	maxThink                                            time.Duration
@@ -76,7 +76,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "clip requests to this many tokens of prompt and output (default: the max_model_len GET /v1/models reports)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "safety cap on requests in flight; requests over it are dropped and flagged (0: none)")
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
-	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows")
+	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows, once the server is idle")
+	fs.BoolVar(&f.resetRunning, "reset-running-requests", false, "let that reset preempt requests the server still runs 10 s after the wait began (they are recomputed)")
 	fs.BoolVar(&f.strict, "strict", false, "pass a latency SLO only when its 95% interval is under the limit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.simArgs, "sim-args", "", "vLLM serve flags for --target sim, e.g. '--max-num-seqs 64 --profile h200-llama3-8b'")
@@ -99,6 +100,7 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c := load.DefaultPlan()
 	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
+	c.ResetRunningRequests = f.resetRunning
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
 	if f.fitMargin <= 0 {

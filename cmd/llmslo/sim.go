@@ -48,6 +48,9 @@ func runSim(ctx context.Context, args []string, _, stderr io.Writer) int {
 		simUsage(stderr)
 		return exitUsage
 	}
+	if os.Getenv(vllmsim.DevModeEnv) == "1" {
+		cfg.DevMode = true // as vLLM reads it
+	}
 	lines, err := vllmsim.Describe(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo sim: %v\n", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/llmslo/llmslo/internal/vllmcaptures"
 )
 
 // chunkSeeds are events of every shape the parser must tell apart.
@@ -49,6 +51,15 @@ func FuzzParseChunk(f *testing.F) {
 	}
 	for _, bc := range benchChunks {
 		f.Add([]byte(bc.data))
+	}
+	for _, name := range vllmcaptures.Names() { // real vLLM events and bodies
+		for _, line := range strings.Split(string(vllmcaptures.Read(name)), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				f.Add([]byte(d))
+			} else if strings.HasPrefix(line, "{") {
+				f.Add([]byte(line))
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got chunk

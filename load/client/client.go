@@ -324,6 +324,7 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 		ch             chunk
 		lastCompletion int  // completion_tokens of the last per-event usage
 		perEventUsage  bool // usage arrived with token events
+		silentStop     int  // stop chunks without text: a token (EOS) no event carried
 	)
 	for {
 		data, err := sr.sse.Next()
@@ -357,6 +358,9 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 			out.Err = fmt.Errorf("server error in stream after %d token events: %s", out.TokenEvents, snippet(ch.message))
 			out.Message = eventMessage(ch.message)
 			return
+		}
+		if ch.stopped && !ch.tokens {
+			silentStop = 1
 		}
 		if ch.tokens {
 			if out.TokenEvents == 0 {
@@ -392,12 +396,14 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 	}
 	if !out.UsageReported {
 		out.CompletionTokens = out.TokenEvents
-	} else if !perEventUsage && out.CompletionTokens > out.TokenEvents {
+	} else if extra := out.CompletionTokens - silentStop - out.TokenEvents; !perEventUsage && extra > 0 {
 		// Usage only at the end: the events carried CompletionTokens −
-		// TokenEvents tokens more than one each. That is the number of
-		// multi-token events when each carried at most two, and an upper
-		// bound on it otherwise.
-		out.MultiTokenEvents = out.CompletionTokens - out.TokenEvents
+		// TokenEvents tokens more than one each, less the end-of-sequence
+		// token a stop chunk without text accounts for (vLLM counts it
+		// in completion_tokens). That is the number of multi-token events
+		// when each carried at most two, and an upper bound on it
+		// otherwise.
+		out.MultiTokenEvents = extra
 	}
 	return done
 }

@@ -24,10 +24,14 @@ type chunk struct {
 	hasUsage   bool
 	prompt     int
 	completion int
-	cached     int    // usage.prompt_tokens_details.cached_tokens
-	hasCached  bool   // the server reported it (vLLM: --enable-prompt-tokens-details)
-	failed     bool   // the event is an error report
-	message    []byte // the error's message, raw, when failed
+	cached     int  // usage.prompt_tokens_details.cached_tokens
+	hasCached  bool // the server reported it (vLLM: --enable-prompt-tokens-details)
+	// stopped is choices[0].finish_reason "stop": the generation ended at
+	// end-of-sequence (or a stop string). A stop chunk with no text
+	// carries a token that is in completion_tokens and in no text.
+	stopped bool
+	failed  bool   // the event is an error report
+	message []byte // the error's message, raw, when failed
 	// texts counts the token texts (strings or nulls) read; textAt and
 	// textEnd are where the last string among them starts (its opening
 	// quote) and ends (just past its closing one), for eventTemplate.
@@ -130,6 +134,13 @@ func (p *jsonScanner) choices(c *chunk) error {
 			switch string(name) {
 			case "text":
 				return p.tokenText(c)
+			case "finish_reason":
+				if p.peek('"') {
+					s, err := p.str()
+					c.stopped = string(s) == "stop"
+					return err
+				}
+				return p.skip(0)
 			case "delta":
 				if p.null() {
 					return nil

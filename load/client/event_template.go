@@ -47,7 +47,7 @@ func (t *eventTemplate) match(data []byte) (tokens, ok bool) {
 // learn makes data, just parsed in full into c, the template when it is a
 // plain token event: one token text, a string, and no usage or error.
 func (t *eventTemplate) learn(data []byte, c *chunk) {
-	if c.texts != 1 || c.textEnd == 0 || c.hasUsage || c.failed {
+	if c.texts != 1 || c.textEnd == 0 || c.hasUsage || c.failed || c.stopped {
 		return
 	}
 	t.pre, t.suf = c.textAt+1, len(data)-c.textEnd+1

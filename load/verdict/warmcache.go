@@ -23,16 +23,9 @@ func warmCache(s *report.StepReport, ev stepEvidence, th Thresholds) finding {
 }
 
 func warmCacheSeen(s *report.StepReport, ev stepEvidence, th Thresholds) (report.Hazard, bool) {
-	reset := "the cache was not reset before the step"
-	if s.Server.PrefixCacheReset {
-		reset = "the cache was reset before the step, so the prompts themselves repeat more than the fixture says"
-	}
+	reset, fix := resetInWords(s.Server)
 	fire := func(msg string) (report.Hazard, bool) {
-		return report.Hazard{
-			Kind:    HazardWarmCache,
-			Message: msg + " (" + reset + ")",
-			Fix:     "reset the cache (serve vLLM with VLLM_SERVER_DEV_MODE=1 so /reset_prefix_cache works), keep prompt salting on, or vary the seed",
-		}, true
+		return report.Hazard{Kind: HazardWarmCache, Message: msg + " (" + reset + ")", Fix: fix}, true
 	}
 	// The better witness first: cached tokens the server reported request
 	// by request are fixed at each request's first scheduling, so a

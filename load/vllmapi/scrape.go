@@ -123,29 +123,16 @@ func ScrapeServer(ctx context.Context, hc *http.Client, baseURL string) (ServerS
 	return s, err
 }
 
-// ResetPrefixCache asks the server to drop its prefix cache (POST
-// /reset_prefix_cache, which vLLM serves in dev mode). It reports whether
-// the server did.
-func ResetPrefixCache(ctx context.Context, hc *http.Client, baseURL string) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(baseURL, "/")+"/reset_prefix_cache", nil)
-	if err != nil {
-		return false, err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return false, fmt.Errorf("reset prefix cache: %w", err)
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	return resp.StatusCode/100 == 2, nil
-}
-
 // ServerStats summarises the server's metrics over a step's measured window.
 type ServerStats struct {
-	MetricsAvailable   bool     `json:"metrics_available"`
-	PrefixCacheReset   bool     `json:"prefix_cache_reset"`
-	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate"` // null when no prompt tokens were looked up
-	MaxWaiting         float64  `json:"max_waiting"`
+	MetricsAvailable bool `json:"metrics_available"`
+	// PrefixCacheReset is whether the prefix cache is known to have been
+	// reset before the step; PrefixCacheResetStatus says how or why not
+	// (ResetStatus).
+	PrefixCacheReset       bool        `json:"prefix_cache_reset"`
+	PrefixCacheResetStatus ResetStatus `json:"prefix_cache_reset_status,omitempty"`
+	PrefixCacheHitRate     *float64    `json:"prefix_cache_hit_rate"` // null when no prompt tokens were looked up
+	MaxWaiting             float64     `json:"max_waiting"`
 	// WaitingSlopePerS is the least-squares slope of the waiting queue over
 	// the second half of the step: a queue still rising at the end means
 	// the server has not reached a steady state.

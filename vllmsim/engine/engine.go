@@ -61,6 +61,7 @@ type Stats struct {
 	Preemptions                int64
 	Steps                      int64
 	PrefixCacheResets          int64
+	PrefixCacheResetsRefused   int64 // resets refused while blocks were in use
 	ScheduledTokens            int64
 	GeneratedTokens            int64
 	FinishedSeqs               int64
@@ -191,10 +192,28 @@ func (e *Engine) Stats() Stats {
 	return s
 }
 
-// ResetPrefixCache forgets every cached block hash.
-func (e *Engine) ResetPrefixCache() {
+// ResetPrefixCache forgets every cached block hash and reports true, or,
+// as vLLM's KV cache manager does, refuses while running sequences hold
+// blocks and reports false (vLLM still answers 200 and logs "Failed to
+// reset prefix cache"). PreemptAll first makes it succeed.
+func (e *Engine) ResetPrefixCache() bool {
+	if len(e.running) > 0 {
+		e.stats.PrefixCacheResetsRefused++
+		return false
+	}
 	e.kv.reset()
 	e.stats.PrefixCacheResets++
+	return true
+}
+
+// PreemptAll preempts every running sequence (recompute), as vLLM does
+// before a reset with reset_running_requests: they return to the front of
+// the waiting queue in their order and free their blocks. It must not be
+// called while a scheduled batch awaits Complete.
+func (e *Engine) PreemptAll() {
+	for len(e.running) > 0 {
+		e.preempt(e.running[len(e.running)-1])
+	}
 }
 
 // Schedule plans the next step as vLLM V1 does: running sequences first, in

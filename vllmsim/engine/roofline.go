@@ -77,13 +77,18 @@ func V0Efficiency() Efficiency {
 //	all-reduce     2 per layer when TP > 1: latency + 2(TP−1)/TP × activation bytes ÷ link bandwidth
 //	CPU            StepCPU + SeqCPU × sequences
 //
-// per GPU (weights, heads and KV heads are split across the group).
+// per GPU (weights, heads and KV heads are split across the group), and,
+// where kernel times were measured (Llama-3.1-8B and 70B on one H200), no
+// less than the step's GEMMs, LM head and decode attention took there
+// (kernelfloor.go).
 type Roofline struct {
 	GPU     GPU
 	Model   ModelShape
 	TP      int
 	KVBytes float64 // bytes per cached K or V element: 2, or 1 for an FP8 KV cache
 	Eff     Efficiency
+
+	floor *kernelFloor // the measured kernels' times, where known (kernelfloor.go)
 
 	bw, linearPeak, headPeak, attnPeak    float64
 	denseBytes, expertBytes, linearFLOPs  float64
@@ -117,6 +122,7 @@ func NewRoofline(g GPU, m ModelShape, tp int, kvBytes float64, eff Efficiency) (
 	r.kvBytesPerToken = m.KVBytesPerToken(tp, kvBytes)
 	r.attnFLOPsPerPair = 4 * float64(m.Heads/tp*m.HeadDim*m.Layers) // QKᵀ and PV, 2 FLOPs a multiply-add
 	r.allReduceBytes = 2 * float64(m.Hidden)                        // one 16-bit activation row a token
+	r.floor = kernelFloorFor(g, m, tp)
 	return r, nil
 }
 
@@ -141,13 +147,21 @@ func (r *Roofline) Parts(s StepShape) (linear, head, attn, comm, cpu float64) {
 	if s.Sampled > 0 {
 		head = math.Max(r.headBytes/r.bw, float64(s.Sampled)*r.headFLOPs/r.headPeak)
 	}
-	attn = float64(s.ContextTokens)*r.kvBytesPerToken/r.bw + float64(s.PrefillPairs)*r.attnFLOPsPerPair/r.attnPeak
+	kvRead := float64(s.ContextTokens) * r.kvBytesPerToken
+	attn = kvRead/r.bw + float64(s.PrefillPairs)*r.attnFLOPsPerPair/r.attnPeak
 	if r.TP > 1 {
 		tp := float64(r.TP)
 		per := r.GPU.AllReduceLatency + 2*(tp-1)/tp*t*r.allReduceBytes/(r.GPU.LinkBandwidth*r.Eff.Link)
 		comm = 2 * float64(r.Model.Layers) * per
 	}
 	cpu = (r.Eff.StepCPU + time.Duration(s.Seqs)*r.Eff.SeqCPU).Seconds()
+	if r.floor != nil {
+		// No faster than the measured kernels (kernelfloor.go); the
+		// shortfall is counted as the GEMMs', where it lies.
+		if k := r.floor.kernels(r.Model.Layers, t, float64(s.Sampled), kvRead); k > linear+head+attn+comm+cpu {
+			linear += k - (linear + head + attn + comm + cpu)
+		}
+	}
 	return
 }
 

@@ -88,39 +88,10 @@ func (b *Batch) Shape() StepShape {
 // The named profiles: linear models fitted by hand before the roofline
 // model, kept so that runs made with them can be repeated (--profile NAME).
 // They set the step time only; batch limits and the KV cache still follow
-// --gpu and --model.
-//
-// "h100-llama3-8b" is calibrated on the example output of
-// vLLM's tuning and benchmarking lesson (1024 input / 256 output tokens:
-// mean TTFT 71.5 ms, mean TPOT 7.9 ms) and on the ingredients gathered from
-// Vidur and inference-sim profiles of Llama-3-8B:
-//   - PerToken 60 µs: Vidur's non-attention time per layer grows by about
-//     1.2–2 µs per batched token between 32 and 1024 tokens; times 32 layers
-//     that is 40–64 µs per token.
-//   - PerContextToken 40 ns: inference-sim's H100 decode attention for the
-//     Llama-3-8B head shape is 744 µs per layer for 128 sequences at 4096
-//     context, 1.4 ns per cached token per layer, 45 ns over 32 layers.
-//   - SchedulerOverhead 1 ms: the scheduler CPU time of 0.5–2 ms per step
-//     reported by inference-sim's authors (left out, their TTFT was 17–56%
-//     too low).
-//   - PerSequence 10 µs: sampling and output processing per sequence.
-//   - Fixed 6.9 ms: what is left of an 8 ms decode step at batch 1, in line
-//     with vLLM CI's 7.8 ms per step for Llama-3.1-8B at batch 8 on H100.
-//
-// With these, one 1024-token prompt on an idle server takes a 69.35 ms
-// prefill step (TTFT) and 256 decode steps of 8.02 ms on average (TPOT).
-// Under load, with max_num_seqs 256 and 8192 batched tokens (the limits it
-// was fitted with), 256 closed-loop clients sending 512-token prompts for
-// 128 tokens get 19.7 req/s, close to vLLM CI's
-// offline throughput for the same model on H100 (19.5 req/s on ShareGPT,
-// whose requests are of similar size); that capacity, more than the idle
-// latencies, decides where an open-loop rate sweep finds the knee.
-//
-// "h200-llama3-8b" scales every cost by 0.835, the ratio of vLLM CI's
-// per-batch latency for the same model on H200 (833.4 ms) and H100 (997.5 ms).
-//
-// "instant" costs nothing: steps run back to back as fast as the host allows.
-// It is for functional tests and for measuring the HTTP layer itself.
+// --gpu and --model. How each was fitted, and to what, is in
+// docs/simulator.md, "Named profiles". "instant" costs nothing: steps run
+// back to back as fast as the host allows, for functional tests and for
+// measuring the HTTP layer itself.
 var profiles = map[string]StepProfile{
 	"h100-llama3-8b": h100Llama3_8B,
 	"h200-llama3-8b": scaleProfile("h200-llama3-8b", h100Llama3_8B, 0.835),

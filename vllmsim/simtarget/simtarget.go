@@ -35,6 +35,9 @@ func (s Sim) Start(context.Context) (*load.Endpoint, error) {
 	if s.Model != "" && cfg.Model == "" {
 		cfg.Model = s.Model
 	}
+	// As llmslo starts a vLLM container (VLLM_SERVER_DEV_MODE=1), so that
+	// the prefix cache can be reset before each step.
+	cfg.DevMode = true
 	srv, err := vllmsim.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
