@@ -88,3 +88,25 @@ func TestFitWithoutMetricsSaysTheCapacityIsUnknown(t *testing.T) {
 	assert.Contains(t, f.Note, "could not be read")
 	assert.Contains(t, f.Message, "could not be read")
 }
+
+// Against a URL, Fit reads the KV cache's capacity from the server's
+// vllm:cache_config_info, as it would from vLLM's.
+func TestFitReadsTheCacheConfigOfAURL(t *testing.T) {
+	cfg, err := vllmsim.ParseServeArgs([]string{"--num-gpu-blocks-override", "1000", "--max-model-len", "4096"})
+	require.NoError(t, err)
+	sim := vllmsim.NewServer(cfg)
+	defer sim.Close()
+	plan := DefaultPlan()
+	plan.Target, plan.Fixture = URLTarget{URL: sim.URL}, testFixture(t, "fixed:3000:1000")
+	m, err := Open(context.Background(), plan)
+	require.NoError(t, err)
+	defer m.Close()
+	f := m.Report().Fit
+	t.Log(f.Message)
+	assert.Equal(t, 16000, f.KVCacheTokens)
+	assert.Equal(t, "vllm:cache_config_info", f.KVCacheSource)
+	assert.Zero(t, f.MaxNumSeqs, "vLLM's /metrics does not say max_num_seqs")
+	assert.Nil(t, f.Finding, "no max_num_seqs to set it against")
+	assert.Contains(t, f.Message, "holds 4.0 requests of the p95 size (4000 tokens")
+	assert.Contains(t, f.Message, "max_num_seqs is not known")
+}

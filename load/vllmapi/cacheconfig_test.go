@@ -1,11 +1,14 @@
 package vllmapi
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/internal/vllmcaptures"
 )
 
 // vLLM's info gauge, one series per engine: the smallest engine's cache
@@ -25,4 +28,11 @@ vllm:cache_config_info{block_size="16",cache_dtype="auto",engine="1",gpu_memory_
 	assert.ErrorContains(t, err, "no vllm:cache_config_info")
 	_, err = ParseCacheConfig(strings.NewReader(`vllm:cache_config_info{block_size="16",num_gpu_blocks="None"} 1.0` + "\n"))
 	assert.ErrorContains(t, err, "no num_gpu_blocks")
+}
+
+// A real vLLM scrape (internal/vllmcaptures): 81,767 blocks of 16 tokens.
+func TestParseCacheConfigReadsARealScrape(t *testing.T) {
+	c, err := ParseCacheConfig(bytes.NewReader(vllmcaptures.Read("metrics-v0.txt")))
+	require.NoError(t, err)
+	assert.Equal(t, 81767*16, c.Tokens())
 }

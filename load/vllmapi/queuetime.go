@@ -18,9 +18,13 @@ type Bucket struct {
 	Count      float64
 }
 
+// Buckets are a histogram's cumulative buckets, in ascending order. A
+// sample holds them by pointer, so that samples compare with ==.
+type Buckets struct{ B []Bucket }
+
 // histBuckets sums a histogram family's cumulative buckets over its
 // series (engines, models), by upper bound, in ascending order.
-func histBuckets(f *dto.MetricFamily) []Bucket {
+func histBuckets(f *dto.MetricFamily) *Buckets {
 	by := map[float64]float64{}
 	for _, m := range f.GetMetric() {
 		h := m.GetHistogram()
@@ -41,7 +45,7 @@ func histBuckets(f *dto.MetricFamily) []Bucket {
 		out = append(out, Bucket{UpperBound: ub, Count: c})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].UpperBound < out[j].UpperBound })
-	return out
+	return &Buckets{B: out}
 }
 
 // QueueTime is what the server's queue-time histogram says of a window:
@@ -57,14 +61,16 @@ type QueueTime struct {
 }
 
 // queueTimeDelta reads the histogram's rise between two scrapes.
-func queueTimeDelta(first, last []Bucket) QueueTime {
+func queueTimeDelta(first, last *Buckets) QueueTime {
 	before := map[float64]float64{}
-	for _, b := range first {
-		before[b.UpperBound] = b.Count
+	if first != nil {
+		for _, b := range first.B {
+			before[b.UpperBound] = b.Count
+		}
 	}
 	var q QueueTime
-	delta := make([]Bucket, 0, len(last))
-	for _, b := range last {
+	delta := make([]Bucket, 0, len(last.B))
+	for _, b := range last.B {
 		delta = append(delta, Bucket{b.UpperBound, b.Count - before[b.UpperBound]})
 	}
 	if len(delta) == 0 || delta[len(delta)-1].Count <= 0 {

@@ -27,7 +27,7 @@ type ServerSample struct {
 	Preemptions   float64 // counter
 	// QueueTime is vllm:request_queue_time_seconds' cumulative buckets,
 	// summed over series; nil when the server has no such histogram.
-	QueueTime []Bucket
+	QueueTime *Buckets
 }
 
 // metric names, V1 first and their pre-V1 spellings after: a server of
