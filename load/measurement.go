@@ -129,6 +129,8 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	}
 	s.report = s.engine.newReport()
 	s.report.Shard = cfg.shardInfo()
+	s.report.Fit = fit(ctx, s.endpoint, hc, fx, maxLen, cfg.FitMargin)
+	tellFit(cfg.Progress, s.report.Fit)
 	return nil
 }
 

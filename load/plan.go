@@ -101,6 +101,14 @@ type Plan struct {
 	// reports in GET /v1/models, as vLLM does, and no clipping when it
 	// reports none.
 	MaxModelLen int
+	// FitMargin is how many times max_num_seqs the KV cache must hold
+	// requests of the fixture's p95 size before Fit reports a finding
+	// (report.Fit); zero means 1.
+	FitMargin float64
+	// Overload, when set, runs every step as an overload step: judged by
+	// the overload gate (verdict.JudgeOverload) instead of the error guard
+	// that counts shed requests against the server.
+	Overload *verdict.Overload
 	// Baseline, when set, is a recorded report (ReadBaseline) each step is
 	// compared with; BaselineTolerance is the slowdown allowed.
 	Baseline          *report.Report

@@ -38,7 +38,7 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 		model = srv.Config.Model
 	}
 	return &Endpoint{Kind: KindSim, URL: srv.URL, Model: model, MaxModelLen: srv.Config.MaxModelLen,
-		MaxNumSeqs: srv.Config.MaxNumSeqs, Stop: func() error { srv.Close(); return nil }}, nil
+		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
 }
 
 func (s testSim) WithFlags(flags []string) (Target, error) {
@@ -67,3 +67,5 @@ func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 	require.NoError(t, err)
 	return slos
 }
+
+func (s testSim) ServeArgs() []string { return slices.Clone(s.args) }

@@ -21,6 +21,12 @@ type Progress interface {
 	StepEnded(*report.StepReport)
 }
 
+// FitWatcher is a Progress that is also told what Fit read, before the
+// first step.
+type FitWatcher interface {
+	Fit(*report.Fit)
+}
+
 // StepProgress describes a running step to a Progress.
 type StepProgress struct {
 	Name string

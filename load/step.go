@@ -123,6 +123,11 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	finishStep(st, due)
 	j := verdict.Judge(st, ev, p.judging())
 	j.Apply(st)
+	if p.Overload != nil {
+		// An overload step is judged by the overload gate instead of the
+		// error guard that counts shed requests against the server.
+		verdict.JudgeOverload(st, *p.Overload)
+	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
 	}

@@ -51,6 +51,9 @@ type Endpoint struct {
 	// first, and leave the second unknown.
 	MaxModelLen int
 	MaxNumSeqs  int
+	// KVCacheTokens is the KV cache's capacity in tokens when the target
+	// knows it (the simulator does); zero: read vllm:cache_config_info.
+	KVCacheTokens int
 	// Stop releases what Start started; nil when there is nothing to stop.
 	Stop func() error
 }

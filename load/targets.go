@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmslo/llmslo/load/tune"
 )
 
 // URLTarget is a server that is already running, at URL (http or https;
@@ -64,7 +66,11 @@ func (t ContainerTarget) Start(ctx context.Context) (*Endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start vllm target from %s: %w", t.Image, err)
 	}
-	return &Endpoint{Kind: KindVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, t.Model), APIKey: t.APIKey, Stop: c.Stop}, nil
+	ep := &Endpoint{Kind: KindVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, t.Model), APIKey: t.APIKey, Stop: c.Stop}
+	// vLLM's /metrics does not say max_num_seqs; the flags it was started
+	// with do, when they set it.
+	ep.MaxNumSeqs, _ = tune.Int(t.Args, "--max-num-seqs")
+	return ep, nil
 }
 
 // WithFlags is the same container with more vLLM serve flags.
@@ -104,3 +110,7 @@ type StartedContainer struct {
 	Model string       // the name requests carry
 	Stop  func() error // stops and removes the container
 }
+
+// ServeArgs are the vLLM serve flags the container starts with, after its
+// starter's own.
+func (t ContainerTarget) ServeArgs() []string { return slices.Clone(t.Args) }

@@ -61,6 +61,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if fx := s.Report().Fixture; fx != nil && fx.Clipped > 0 {
 		t.Logf("slotest: %d of %d fixture requests clipped to fit the server's context length", fx.Clipped, fx.Requests)
 	}
+	logFit(t, s.Report().Fit)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("slotest: close target: %v", err)
@@ -111,6 +112,10 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 		t.Errorf("%s: the measurement cannot be trusted (%s), so the SLOs were not judged:\n%s",
 			st.Name, strings.Join(kinds, ", "), buf.String())
 	default:
+		if g := st.OverloadGate; g != nil {
+			t.Errorf("%s: %s:\n%s", st.Name, g.Message, buf.String())
+			return
+		}
 		var failed []string
 		for _, r := range st.SLO {
 			if !r.Pass {

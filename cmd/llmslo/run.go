@@ -47,6 +47,7 @@ type runFlags struct {
 	requestsOut                                         string
 	hazardsOff                                          multiFlag
 	starvedRetries                                      int
+	fitMargin                                           float64
 }
 
 type multiFlag []string
@@ -87,6 +88,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
 	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
+	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
 }
@@ -101,6 +103,10 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.ResetRunningRequests = f.resetRunning
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
+	if f.fitMargin <= 0 {
+		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)
+	}
+	c.FitMargin = f.fitMargin
 	if err := f.thinkConfig(&c); err != nil {
 		return c, err
 	}
@@ -251,6 +257,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	var sf shardFlags
 	sf.register(fs)
+	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
+	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "with --overload: the limit on the p99 of a shed request's time to its 503")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -261,6 +269,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := f.plan(stderr)
 	if err == nil {
 		err = sf.apply(&cfg)
+	}
+	if *overload {
+		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)

@@ -266,3 +266,16 @@ func msCell(v float64, n int64) string {
 	}
 	return fmt.Sprintf("%.1f ms", v)
 }
+
+// Fit prints what Fit read before the first step, and its finding.
+func (w *Writer) Fit(f *report.Fit) {
+	if f == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintln(w.out, f.Message)
+	if f.Finding != nil {
+		fmt.Fprintf(w.out, "finding (%s): %s\n", f.Finding.Kind, f.Finding.Message)
+	}
+}

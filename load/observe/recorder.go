@@ -51,6 +51,7 @@ type Recorder struct {
 	ttft, ttftSend, itl, tpot, e2el, lag *stats.Histogram
 	e2elSend                             *stats.Histogram
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
+	shedTime                             *stats.Histogram // intended send to the admission 503
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
 	// ttftBlocks cut the window in report.TrendBlocks blocks of blockLen,
 	// by intended send time, for the trend checks.
@@ -107,6 +108,7 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		e2elSend:       stats.NewHistogram(),
 		lag:            stats.NewHistogram(),
 		bodyWrite:      stats.NewHistogram(),
+		shedTime:       stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
 		ttftBlocks:     make([]report.TTFTBlock, report.TrendBlocks),
@@ -257,6 +259,7 @@ func (r *Recorder) Record(o *client.Outcome, at time.Time) {
 		// Refused at admission: apart from the server's failures, but a
 		// user turned away was not served (the error rate counts it).
 		r.shed++
+		r.shedTime.Record(at.Sub(o.Intended)) // what a turned-away user waited for the no
 		r.second(at).Shed++
 		r.messages.Add(string(o.Class), o.Message)
 	case client.ClassStall, client.ClassTimeout:

@@ -85,6 +85,10 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 	}
 	s.ErrorMessages = r.messages.Report()
 	s.Shed = s.Requests.ShedShare()
+	if s.Shed != nil {
+		t := r.shedTime.Summary()
+		s.ShedTime = &t
+	}
 	ev := Evidence{
 		TTFTFirstHalfP50:  r.ttftFirstHalf.Quantile(50),
 		TTFTSecondHalfP50: r.ttftSecondHalf.Quantile(50),

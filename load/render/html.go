@@ -204,6 +204,7 @@ var htmlFuncs = template.FuncMap{
 	"pct":  pctText,
 	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
 	"join": strings.Join,
+	"inc":  func(i int) int { return i + 1 },
 	"num":  numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
@@ -268,6 +269,18 @@ section.step{break-inside:avoid-page}
 </dl>
 {{range .Report.Target.Notes}}<p class="note"><strong>target:</strong> {{.}}</p>
 {{end}}</header>
+{{with .Report.Fit}}<h2>Fit</h2>
+<p>{{.Message}}</p>{{with .Finding}}<p class="note"><b>finding ({{.Kind}})</b>: {{.Message}}. Flags: {{range $i, $f := .Flags}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
+{{with .Report.Tune}}<h2>Tuning</h2>
+{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table>
+<thead><tr><th>iteration</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
+<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td><code>{{join $it.Args " "}}</code></td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td>{{rate $it.PassRate}} to {{if $it.FailRate}}{{rate $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
+<p>Stopped: {{.Stop}}</p>
+<p>Final flags: <code>{{.Command}}</code></p>{{end}}
+{{with .Report.Protect}}<h2>Protect</h2>
+<p>At the knee ({{rate .KneeRate}} req/s) the server held {{.HeldAtKnee}} requests, running and waiting.{{with .Flag}} Admission limit: <code>{{.}}</code>.{{end}}</p>
+{{with .ScaledObject}}<p>Autoscaler trigger on the waiting queue and queue time (KEDA):</p><pre>{{.}}</pre>{{end}}
+<p class="note">Not on GPU utilisation: {{.WhyNotGPU}}</p>{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>
@@ -284,7 +297,7 @@ section.step{break-inside:avoid-page}
 <h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
 <p>{{.AchievedInWords}} ({{.Arrival}} arrivals, after {{.WarmupS}} s of warm-up): {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
 {{with .ShedLine}}<p class="shed">{{.}}</p>
-{{end}}{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>
+{{end}}{{if not .OverloadGate}}{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>{{end}}{{end}}{{with .OverloadGate}}<div class="{{if .Pass}}note{{else}}hazard{{end}}"><strong>overload gate:</strong> {{.Message}}<ul>{{range .Checks}}<li>{{if .Pass}}pass{{else}}FAIL{{end}}: {{.Detail}}</li>{{end}}</ul></div>
 {{end}}{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
 {{end}}{{$word := .NoteWord}}{{range .Notes}}<p class="note"><strong>{{$word}} ({{.Kind}}):</strong> {{.Message}}</p>
 {{end}}

@@ -50,8 +50,11 @@ func Markdown(title string, r *report.Report) string {
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		if s.Overload != nil {
+		if s.Overload != nil && s.OverloadGate == nil {
 			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.Overload.Message)
+		}
+		if g := s.OverloadGate; g != nil {
+			fmt.Fprintf(&b, "\n- **%s** %s.", s.Name, g.Message)
 		}
 		for _, h := range s.Hazards {
 			fmt.Fprintf(&b, "\n- **%s** `%s`: %s. Fix: %s.", s.Name, h.Kind, h.Message, h.Fix)
@@ -63,6 +66,7 @@ func Markdown(title string, r *report.Report) string {
 	for _, n := range notJudgedOnce(r) {
 		fmt.Fprintf(&b, "\n- not judged `%s`: %s.", n.Check, n.Reason)
 	}
+	markdownTune(&b, r)
 	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(&b, "\n\n_Hazards not judged, turned off by the run: %s._", strings.Join(off, ", "))
 	}

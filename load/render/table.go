@@ -41,16 +41,19 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		for _, res := range s.SLO {
-			if !res.Pass {
+			if !res.Pass && !gatedErrorRate(s, res) {
 				fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, FailedSLO(res))
 			}
+		}
+		if g := s.OverloadGate; g != nil {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, g.Message)
 		}
 		for _, c := range s.Baseline {
 			if c.Regressed {
 				fmt.Fprintf(w, "%s: REGRESSED: %s\n", s.Name, regression(c))
 			}
 		}
-		if s.Overload != nil {
+		if s.Overload != nil && s.OverloadGate == nil { // the gate judges an overload step's queue
 			fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, s.Overload.Message)
 		}
 		for _, h := range s.Hazards {
@@ -73,6 +76,7 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	if info := r.Fixture; info != nil && info.Clipped > 0 {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
+	writeFit(w, r.Fit)
 	fmt.Fprintf(w, "verdict: %s", r.Verdict)
 	if r.Partial {
 		fmt.Fprintf(w, " (partial: %s)", r.Reason)

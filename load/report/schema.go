@@ -60,6 +60,12 @@ type Report struct {
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// Variants is set by a variant sweep: one capacity per server variant.
 	Variants []Capacity `json:"variants,omitempty"`
+	// Fit, Tune and Protect are a tuning session's first, middle and last
+	// steps (docs/tuning.md): Fit is read before every run's first step,
+	// Tune and Protect by llmslo tune.
+	Fit     *Fit     `json:"fit,omitempty"`
+	Tune    *Tune    `json:"tune,omitempty"`
+	Protect *Protect `json:"protect,omitempty"`
 	// Partial marks a run that was cancelled or cut short: its steps are
 	// what was measured before it stopped.
 	Partial bool   `json:"partial,omitempty"`
@@ -243,6 +249,12 @@ type StepReport struct {
 	// above; Shards, in a merged step, each shard's own share.
 	Evidence *StepEvidence `json:"evidence,omitempty"`
 	Shards   []ShardStep   `json:"shards,omitempty"`
+
+	// ShedTime is how long the shed requests waited for their 503, from
+	// their intended send time; OverloadGate the overload gate's checks,
+	// on a step run as one (docs/verdicts.md).
+	ShedTime     *stats.Summary `json:"shed_time_ms,omitempty"`
+	OverloadGate *OverloadGate  `json:"overload_gate,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers

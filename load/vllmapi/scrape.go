@@ -29,6 +29,9 @@ type ServerSample struct {
 	// (seconds) and count: requests that left the waiting queue, and how
 	// long they waited in all.
 	QueueTimeSum, QueueTimeCount float64
+	// QueueTime is vllm:request_queue_time_seconds' cumulative buckets,
+	// summed over series; nil when the server has no such histogram.
+	QueueTime *Buckets
 }
 
 // metric names, V1 first and their pre-V1 spellings after: a server of
@@ -40,7 +43,6 @@ var (
 	namesQueries  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
 	namesHits     = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
 	namesPreempts = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
-	nameQueueTime = "vllm:request_queue_time_seconds"
 )
 
 // ParseServerMetrics reads vLLM's Prometheus text exposition. It fails when
@@ -84,13 +86,19 @@ func ParseServerMetrics(r io.Reader) (ServerSample, error) {
 	s.PrefixQueries = sum(namesQueries, false)
 	s.PrefixHits = sum(namesHits, false)
 	s.Preemptions = sum(namesPreempts, false)
-	if f, ok := fams[nameQueueTime]; ok {
+	for _, n := range namesQueueTime {
+		f, ok := fams[n]
+		if !ok {
+			continue
+		}
+		s.QueueTime = histBuckets(f)
 		for _, m := range f.GetMetric() {
 			if h := m.GetHistogram(); h != nil {
 				s.QueueTimeSum += h.GetSampleSum()
 				s.QueueTimeCount += float64(h.GetSampleCount())
 			}
 		}
+		break
 	}
 	return s, nil
 }
@@ -172,8 +180,12 @@ type ServerStats struct {
 	// server's waiting queue in it and their mean wait: the server's own
 	// record of the delay it added, which a prompt's length does not move.
 	QueueTimeBlocks []QueueBlock `json:"queue_time_blocks,omitempty"`
-	Samples         int          `json:"samples"`
-	Error           string       `json:"error,omitempty"`
+	// QueueTime is the server's own record of how long requests waited
+	// before they were first scheduled, over the same span as the
+	// counters (absent when the server has no queue-time histogram).
+	QueueTime *QueueTime `json:"queue_time,omitempty"`
+	Samples   int        `json:"samples"`
+	Error     string     `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -300,6 +312,10 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 		st.PrefixQueryTokens, st.PrefixHitTokens = dq, last.PrefixHits-first.PrefixHits
 	}
 	st.Preemptions = last.Preemptions - first.Preemptions
+	if last.QueueTime != nil {
+		q := queueTimeDelta(first.QueueTime, last.QueueTime)
+		st.QueueTime = &q
+	}
 	window := samples[:e+1]
 	st.WaitingAtEnd = window[len(window)-1].Waiting
 	for _, x := range window {

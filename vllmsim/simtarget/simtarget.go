@@ -54,7 +54,8 @@ func (s Sim) Start(context.Context) (*load.Endpoint, error) {
 	}
 	return &load.Endpoint{Kind: load.KindSim, URL: srv.URL, Model: model,
 		MaxModelLen: srv.Config.MaxModelLen, MaxNumSeqs: srv.Config.MaxNumSeqs,
-		Stop: func() error { srv.Close(); return nil }}, nil
+		KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize,
+		Stop:          func() error { srv.Close(); return nil }}, nil
 }
 
 // WithFlags is the simulator configured by Args and flags, as vLLM serve
@@ -67,3 +68,6 @@ func (s Sim) WithFlags(flags []string) (load.Target, error) {
 	}
 	return Sim{Config: cfg, Args: args, Model: s.Model}, nil
 }
+
+// ServeArgs are the vLLM serve flags the simulator starts with.
+func (s Sim) ServeArgs() []string { return slices.Clone(s.Args) }

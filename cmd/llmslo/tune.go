@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/verdict"
+)
+
+func init() {
+	register("tune", command{summary: "fit, find the knee, move what binds one flag at a time, protect (docs/tuning.md)", run: tuneCmd})
+}
+
+func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("llmslo tune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	refine := fs.Int("refine", 3, "bisection steps of each sweep between its last passing and first failing rate")
+	precision := fs.Float64("precision", 0.1, "stop a sweep's bisection once the knee's bracket is within this fraction of its upper end")
+	budget := fs.Int("budget", load.DefaultTuneBudget, "sweeps to run at most, the first (from the flags as given) included")
+	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "the last step's overload gate: the limit on the p99 of a shed request's time to its 503")
+	noOverload := fs.Bool("no-overload", false, "leave out the last step, the overload gate at 1.5× the final knee")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "llmslo tune: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *refine < 0 || *budget < 1 {
+		fmt.Fprintln(stderr, "llmslo tune: --refine must not be negative and --budget must be at least 1")
+		return exitUsage
+	}
+	cfg, err := f.plan(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
+		return exitUsage
+	}
+	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: load.Search{Refine: *refine, Precision: *precision}, Budget: *budget,
+		Overload: verdict.Overload{ShedP99: *shedP99}, NoOverload: *noOverload})
+	if rep == nil {
+		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
+		return exitUsage
+	}
+	code := finish(rep, err, f, stdout, stderr)
+	render.WriteTune(stdout, rep)
+	// A session that found a knee did its job: steps above it fail by
+	// design. An overload gate that failed fails it.
+	gateFailed := rep.Tune != nil && rep.Tune.Overload != nil && !rep.Tune.Overload.Pass
+	if code == exitFail && rep.Capacity != nil && rep.Capacity.PassRate > 0 && err == nil && !gateFailed {
+		code = exitPass
+	}
+	return code
+}
