@@ -53,6 +53,42 @@ func (c *Config) batchDefaults(g engine.GPU) {
 // An unknown model is an error unless a step profile is named, for which
 // the model is only a label: its KV cache is then DefaultNumGPUBlocks.
 func (c *Config) resolveHardware() error {
+	c.legacyDefaults()
+	if c.GPU == "" {
+		c.GPU = DefaultGPU
+	}
+	g, err := engine.LookupGPU(c.GPU)
+	if err != nil {
+		return err
+	}
+	c.GPU = g.Name
+	if err := c.resolveScalars(); err != nil {
+		return err
+	}
+	kvBytes, err := engine.KVElementBytes(c.KVCacheDType)
+	if err != nil {
+		return err
+	}
+	shape, known, named, err := c.modelShape()
+	if err != nil {
+		return err
+	}
+	if err := c.resolveLimits(g, shape, known); err != nil {
+		return err
+	}
+	if err := c.resolveProfile(g, shape, kvBytes, named); err != nil {
+		return err
+	}
+	c.Profile.Scale = c.StepTimeScale
+	if c.NumGPUBlocks == 0 {
+		return c.sizeKVCache(g, shape, known, kvBytes)
+	}
+	return nil
+}
+
+// legacyDefaults keeps the legacy default server where nothing names the
+// hardware, and the limits of a hand-fit profile named without a GPU.
+func (c *Config) legacyDefaults() {
 	if c.namesNoHardware() {
 		// A server that names no model, GPU or profile keeps the hand-fit
 		// h100-llama3-8b profile and the limits it was fitted with, so that
@@ -70,14 +106,11 @@ func (c *Config) resolveHardware() error {
 			c.NumGPUBlocks = legacyNumGPUBlocks
 		}
 	}
-	if c.GPU == "" {
-		c.GPU = DefaultGPU
-	}
-	g, err := engine.LookupGPU(c.GPU)
-	if err != nil {
-		return err
-	}
-	c.GPU = g.Name
+}
+
+// resolveScalars defaults and checks the memory utilization, the step-time
+// scale, the tensor parallelism and the performance mode.
+func (c *Config) resolveScalars() error {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -104,21 +137,30 @@ func (c *Config) resolveHardware() error {
 	default:
 		return fmt.Errorf("vllmsim: --performance-mode must be balanced, interactivity or throughput, got %q", c.PerformanceMode)
 	}
-	kvBytes, err := engine.KVElementBytes(c.KVCacheDType)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// modelShape is the served model's shape at its weights' precision. known
+// is false for a model the simulator does not know, which is an error
+// unless a step profile is named (named true).
+func (c *Config) modelShape() (shape engine.ModelShape, known, named bool, err error) {
 	shape, shapeErr := engine.LookupModel(c.Model)
 	if shapeErr == nil && c.Quantization != "" {
 		if shape.WeightBits, err = engine.QuantizationBits(c.Quantization); err != nil {
-			return err
+			return shape, false, false, err
 		}
 	}
-	named := (c.ProfileName != "" && c.ProfileName != engine.DefaultProfile) || c.Profile != (engine.StepProfile{})
+	named = (c.ProfileName != "" && c.ProfileName != engine.DefaultProfile) || c.Profile != (engine.StepProfile{})
 	if shapeErr != nil && !named {
-		return shapeErr
+		return shape, false, named, shapeErr
 	}
-	known := shapeErr == nil
+	return shape, shapeErr == nil, named, nil
+}
+
+// resolveLimits fills the context length (the model's, when known) and the
+// batch limits, and checks that a prompt of the context length can run
+// when chunked prefill is off.
+func (c *Config) resolveLimits(g engine.GPU, shape engine.ModelShape, known bool) error {
 	if c.MaxModelLen == 0 {
 		c.MaxModelLen = DefaultMaxModelLen
 		if known && shape.MaxPositions > 0 {
@@ -130,34 +172,43 @@ func (c *Config) resolveHardware() error {
 		return fmt.Errorf("vllmsim: --max-num-batched-tokens %d is smaller than --max-model-len %d, which chunked prefill "+
 			"being off requires (no prompt longer than the budget could run); raise one or lower the other", c.MaxNumBatchedTokens, c.MaxModelLen)
 	}
-	if c.Profile == (engine.StepProfile{}) {
-		if named {
-			c.Profile, err = engine.Profile(c.ProfileName)
-		} else {
-			eff := engine.CalibratedEfficiency
-			if c.EngineV0 {
-				eff = engine.V0Efficiency()
-			}
-			c.Profile, err = engine.RooflineProfile(g, shape, c.TensorParallelSize, kvBytes, eff)
-		}
-		if err != nil {
-			return err
-		}
+	return nil
+}
+
+// resolveProfile fills the step-time profile unless one is given: the named
+// one, or else the roofline of the model on the GPU.
+func (c *Config) resolveProfile(g engine.GPU, shape engine.ModelShape, kvBytes float64, named bool) error {
+	if c.Profile != (engine.StepProfile{}) {
+		return nil
 	}
-	c.Profile.Scale = c.StepTimeScale
-	if c.NumGPUBlocks == 0 {
-		c.NumGPUBlocks = DefaultNumGPUBlocks
-		if known {
-			k := engine.SizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize,
-				c.MaxNumBatchedTokens, c.MaxNumSeqs)
-			if k.Blocks <= 0 {
-				return fmt.Errorf("vllmsim: %s does not fit %d×%s at --gpu-memory-utilization %g: %.1f GiB of weights and %.1f GiB "+
-					"of activations per GPU, of %.1f GiB; use more GPUs, --quantization fp8, or a larger utilization",
-					c.Model, c.TensorParallelSize, g.Name, c.GPUMemoryUtilization, k.Weights/gib, (k.Activation+k.NonTorch)/gib, k.Budget/gib)
-			}
-			c.NumGPUBlocks = k.Blocks
+	var err error
+	if named {
+		c.Profile, err = engine.Profile(c.ProfileName)
+	} else {
+		eff := engine.CalibratedEfficiency
+		if c.EngineV0 {
+			eff = engine.V0Efficiency()
 		}
+		c.Profile, err = engine.RooflineProfile(g, shape, c.TensorParallelSize, kvBytes, eff)
 	}
+	return err
+}
+
+// sizeKVCache fills the number of KV blocks: what the GPUs' memory leaves
+// for the known model, else DefaultNumGPUBlocks.
+func (c *Config) sizeKVCache(g engine.GPU, shape engine.ModelShape, known bool, kvBytes float64) error {
+	c.NumGPUBlocks = DefaultNumGPUBlocks
+	if !known {
+		return nil
+	}
+	k := engine.SizeKVCache(g, shape, c.TensorParallelSize, c.GPUMemoryUtilization, kvBytes, c.BlockSize,
+		c.MaxNumBatchedTokens, c.MaxNumSeqs)
+	if k.Blocks <= 0 {
+		return fmt.Errorf("vllmsim: %s does not fit %d×%s at --gpu-memory-utilization %g: %.1f GiB of weights and %.1f GiB "+
+			"of activations per GPU, of %.1f GiB; use more GPUs, --quantization fp8, or a larger utilization",
+			c.Model, c.TensorParallelSize, g.Name, c.GPUMemoryUtilization, k.Weights/gib, (k.Activation+k.NonTorch)/gib, k.Budget/gib)
+	}
+	c.NumGPUBlocks = k.Blocks
 	return nil
 }
 

@@ -40,13 +40,39 @@ var kneeSLOs = []string{"ttft.p50<=2s"}
 // flags given on the command line: those keep their values, the others
 // take the mode's defaults.
 func refusalRun(ctx context.Context, server string, trials, parallel int, g gateSpec, set map[string]bool) error {
-	starved := server == "starved" || server == "starved2"
+	g, profile := refusalGate(server, g, set)
+	var stops cleanup
+	defer stops.run()
+	target, setup, err := refusalServer(ctx, server, profile, &stops)
+	if err != nil {
+		return err
+	}
+	if parallel > 1 && server != "inproc" && server != "knee" {
+		return fmt.Errorf("-parallel %d: only the in-process modes (inproc, knee) run several at once", parallel)
+	}
+	t, err := refusalTrials(ctx, server, target, g, trials, parallel)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tof which over capacity\tinvalid\tfail or invalid\t95%% interval\tinvalid hazards\n")
+	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.overload, t.invalid,
+		rate(t.fail+t.invalid, t.runs), kinds(t.hazards))
+	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %v steps (%v warm-up), profile %s, SLOs %s (+ default error guard), no starved retries\n",
+		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.d, g.warmup, profile, strings.Join(g.slos, " "))
+	fmt.Fprintf(tw, "server: %s; %d run(s) at a time, a fresh seed each (%d…%d)\n", setup, max(parallel, 1), g.firstSeed, g.firstSeed+int64(max(trials-1, 0)))
+	return tw.Flush()
+}
+
+// refusalGate is the gate of mode server and the step profile it serves:
+// the mode's defaults, but for the flags in set, which keep g's values.
+func refusalGate(server string, g gateSpec, set map[string]bool) (gateSpec, string) {
 	def := gateSpec{rate: 6, d: 30 * time.Second, warmup: 5 * time.Second, slos: refusalSLOs}
 	profile := "h200-llama3-8b"
 	if server == "knee" {
 		def = gateSpec{fixture: "fixed:128:64", rate: 5, d: 20 * time.Second, warmup: 2 * time.Second, slos: kneeSLOs}
 	}
-	if starved {
+	if server == "starved" || server == "starved2" {
 		def = gateSpec{fixture: "fixed:16:4", rate: 10000, d: 2 * time.Second, slos: refusalSLOs}
 		if server == "starved2" {
 			def.rate = 20000
@@ -66,15 +92,24 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 		def.slos = g.slos
 	}
 	def.firstSeed = g.firstSeed
-	g = def
-	var target load.Target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile}}
-	var stops []func()
-	defer func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}()
-	var setup string
+	return def, profile
+}
+
+// cleanup is what undoes a setup: functions run last first.
+type cleanup []func()
+
+func (c *cleanup) add(f func()) { *c = append(*c, f) }
+
+func (c *cleanup) run() {
+	for i := len(*c) - 1; i >= 0; i-- {
+		(*c)[i]()
+	}
+}
+
+// refusalServer sets up the server of mode server and says in words what
+// it is. What undoes the setup goes on stops, also when it fails part way.
+func refusalServer(ctx context.Context, server, profile string, stops *cleanup) (target load.Target, setup string, err error) {
+	target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile}}
 	switch server {
 	case "inproc":
 		setup = "the simulator in this process"
@@ -84,33 +119,37 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 	case "process", "neighbour":
 		url, stop, err := startSimProcess(ctx, profile)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		stops = append(stops, stop)
+		stops.add(stop)
 		target = load.URLTarget{URL: url}
 		setup = "the simulator in its own process (llmslo sim at " + url + ")"
 		if server == "neighbour" {
 			stop, err := startSpinner()
 			if err != nil {
-				return err
+				return nil, "", err
 			}
-			stops = append(stops, stop)
+			stops.add(stop)
 			setup += ", beside a process spinning on one core"
 		}
 	case "starved":
 		prev := runtime.GOMAXPROCS(1)
-		stops = append(stops, func() { runtime.GOMAXPROCS(prev) })
+		stops.add(func() { runtime.GOMAXPROCS(prev) })
 		setup = "the simulator in this process, GOMAXPROCS 1 shared with 4 busy loops"
 	case "starved2":
 		prev := runtime.GOMAXPROCS(2)
-		stops = append(stops, func() { runtime.GOMAXPROCS(prev) })
+		stops.add(func() { runtime.GOMAXPROCS(prev) })
 		setup = "the simulator in this process, GOMAXPROCS 2"
 	default:
-		return fmt.Errorf("-refusals %q: want one of %s", server, strings.Join(refusalServers, ", "))
+		return nil, "", fmt.Errorf("-refusals %q: want one of %s", server, strings.Join(refusalServers, ", "))
 	}
-	if parallel > 1 && server != "inproc" && server != "knee" {
-		return fmt.Errorf("-parallel %d: only the in-process modes (inproc, knee) run several at once", parallel)
-	}
+	return target, setup, nil
+}
+
+// refusalTrials runs the gate trials times against target, parallel at
+// once, a fresh seed each, and tallies the verdicts; in the starved mode
+// each run has 4 busy loops beside it.
+func refusalTrials(ctx context.Context, server string, target load.Target, g gateSpec, trials, parallel int) (*tally, error) {
 	t := newTally(server)
 	var mu sync.Mutex
 	err := forEach(trials, max(parallel, 1), func(i int) error {
@@ -135,16 +174,9 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\truns\tpass\tfail\tof which over capacity\tinvalid\tfail or invalid\t95%% interval\tinvalid hazards\n")
-	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.overload, t.invalid,
-		rate(t.fail+t.invalid, t.runs), kinds(t.hazards))
-	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %v steps (%v warm-up), profile %s, SLOs %s (+ default error guard), no starved retries\n",
-		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.d, g.warmup, profile, strings.Join(g.slos, " "))
-	fmt.Fprintf(tw, "server: %s; %d run(s) at a time, a fresh seed each (%d…%d)\n", setup, max(parallel, 1), g.firstSeed, g.firstSeed+int64(max(trials-1, 0)))
-	return tw.Flush()
+	return t, nil
 }
 
 // startSimProcess builds cmd/llmslo, serves the simulator from it on a
