@@ -86,7 +86,7 @@ func main() {
 	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; starved 10000, starved2 20000)")
 	slos := flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
 	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
-	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (runs one at a time)")
+	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
 	firstSeed := flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
 	flag.Parse()
 	set := map[string]bool{}

@@ -35,8 +35,9 @@ var refusalSLOs = []string{"ttft.p90<=5s", "itl.p99<=2s"}
 // knee.
 var kneeSLOs = []string{"ttft.p50<=2s"}
 
-// refusalRun runs the PR gate trials times against server, one run at a
-// time, and prints how often it refused to judge (invalid). set holds the
+// refusalRun runs the PR gate trials times against server, parallel runs at
+// a time (the in-process modes only), and prints how often it failed or
+// refused to judge a healthy server. set holds the
 // flags given on the command line: those keep their values, the others
 // take the mode's defaults.
 func refusalRun(ctx context.Context, server string, trials, parallel int, g gateSpec, set map[string]bool) error {
