@@ -195,8 +195,9 @@ func sum(xs []int, from, to int) int {
 // lagFlips judges every gated latency SLO again without the client's
 // delay: TTFT and E2EL from the actual send instead of the intended time,
 // and every latency less recv, the scheduler's delay on reads, when that
-// was seen. An SLO whose pass or conclusiveness differs is one the delay
-// decides (flips); the others are listed with both figures (same).
+// was seen. An SLO whose pass differs, or a failure whose conclusiveness
+// does, is one the delay decides (flips); the others are listed with both
+// figures (same).
 func lagFlips(s *report.StepReport, ev stepEvidence, recv float64) (flips, same []string) {
 	for i, slo := range ev.slos {
 		if slo.Metric == report.MetricErrorRate {
@@ -207,7 +208,7 @@ func lagFlips(s *report.StepReport, ev stepEvidence, recv float64) (flips, same 
 			continue
 		}
 		alt := withoutDelay(s, slo, ev.strict, recv)
-		if alt.Pass != with.Pass || alt.Conclusive != with.Conclusive {
+		if delayDecides(with, alt) {
 			flips = append(flips, fmt.Sprintf("%s is %.1f ms as measured and %.1f ms without the client's delay (limit %.0f ms%s): the delay decides it",
 				slo.Name(), with.ObservedMs, alt.ObservedMs, ms(slo.Limit), conclusiveWord(with, alt)))
 			continue
@@ -216,6 +217,16 @@ func lagFlips(s *report.StepReport, ev stepEvidence, recv float64) (flips, same 
 			slo.Name(), with.ObservedMs, alt.ObservedMs, ms(slo.Limit)))
 	}
 	return flips, same
+}
+
+// delayDecides says whether an SLO judged with the client's delay (with)
+// and without it (alt) comes out differently where a verdict can tell:
+// pass for fail, or a conclusive failure for an inconclusive one (a
+// conclusive one stands beside a hazard, an inconclusive one does not).
+// Between two passes conclusiveness changes no verdict, and it flips there
+// whenever one side's design effect leaves it without an interval.
+func delayDecides(with, alt report.SLOResult) bool {
+	return alt.Pass != with.Pass || (!with.Pass && alt.Conclusive != with.Conclusive)
 }
 
 func conclusiveWord(with, alt report.SLOResult) string {

@@ -276,3 +276,28 @@ func TestLatenessUnderTheServersGranularityIsANote(t *testing.T) {
 	require.NotNil(t, h)
 	assert.True(t, h.ChangedLoad)
 }
+
+// The client's delay decides an SLO only where a verdict can tell: a pass
+// that turns to a failure, or a failure whose conclusiveness changes. Two
+// passes, one with an interval and one without, decide nothing: a healthy
+// server's step was refused for that on a busy machine.
+func TestDelayDecidesOnlyWhatAVerdictCanTell(t *testing.T) {
+	pass := report.SLOResult{Pass: true, Conclusive: true}
+	passNoInterval := report.SLOResult{Pass: true}
+	fail := report.SLOResult{Conclusive: true}
+	failInconclusive := report.SLOResult{}
+	cases := []struct {
+		name      string
+		with, alt report.SLOResult
+		decides   bool
+	}{
+		{"two passes, one without an interval", passNoInterval, pass, false},
+		{"two passes, the other way", pass, passNoInterval, false},
+		{"a failure only with the delay", fail, pass, true},
+		{"a conclusive failure only with the delay", fail, failInconclusive, true},
+		{"the same failure", fail, fail, false},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.decides, delayDecides(tc.with, tc.alt), tc.name)
+	}
+}
