@@ -18,7 +18,9 @@ const (
 	// MsgQueuedTokens is vLLM's MaxQueuedTokensError.
 	MsgQueuedTokens = "The engine has reached its prefill token backlog limit. Please try again later or on a different instance."
 
-	// The reason label of vllm:admission_rejections_total.
+	// The reason label of vllm:admission_rejections_total: the limits'
+	// names (vLLM's pull request 55812 adds the label; its values are
+	// assumed).
 	RejectQueuedReqs   = "max_num_queued_reqs"
 	RejectQueuedTokens = "max_num_queued_tokens"
 )

@@ -37,7 +37,9 @@ func build125Buckets(max int) []float64 {
 // MetricNames lists every metric family /metrics serves. Each series
 // carries model_name and engine (the data-parallel engine's index, "0"
 // here), as vLLM V1's do, but vllm:cache_config_info, which carries the
-// cache's configuration and engine instead. vllm:time_per_output_token_seconds
+// cache's configuration and engine instead, and
+// vllm:admission_rejections_total, counted in the API server before a
+// request reaches an engine, which has no engine label. vllm:time_per_output_token_seconds
 // is not served: vLLM deprecated it for vllm:inter_token_latency_seconds
 // and no longer shows it.
 var MetricNames = []string{
@@ -125,8 +127,11 @@ func newMetrics(mc metricsConfig, stats func() engine.Stats) *metrics {
 		Help: "Number of cached prompt tokens (local + external).", ConstLabels: labels})
 	m.success = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:request_success_total",
 		Help: "Count of finished requests, by finish reason.", ConstLabels: labels}, []string{"finished_reason"})
+	// Admission happens in the API server, before a request has an
+	// engine: vLLM's counter has no engine label (pull request 55812).
 	m.rejections = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:admission_rejections_total",
-		Help: "Requests refused by admission control, by the limit that refused them.", ConstLabels: labels}, []string{"reason"})
+		Help:        "Requests refused by admission control, by the limit that refused them.",
+		ConstLabels: prometheus.Labels{"model_name": mc.model}}, []string{"reason"})
 	m.ttft = hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds (from arrival).", ttftBuckets)
 	m.itl = hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itlBuckets)
 	m.e2e = hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", requestLatencyBuckets)

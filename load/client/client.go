@@ -399,7 +399,10 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 	}
 	if !out.UsageReported {
 		out.CompletionTokens = out.TokenEvents
-	} else if extra := out.CompletionTokens - silentStop - out.TokenEvents; !perEventUsage && extra > 0 {
+		return done
+	}
+	out.TrailingTokens = silentStop
+	if extra := out.CompletionTokens - silentStop - out.TokenEvents; !perEventUsage && extra > 0 {
 		// Usage only at the end: the events carried CompletionTokens −
 		// TokenEvents tokens more than one each, less the end-of-sequence
 		// token a stop chunk without text accounts for (vLLM counts it

@@ -31,8 +31,8 @@ func TestStopAtEOSAddsNoMultiTokenEvent(t *testing.T) {
 		}
 		if out.CompletionTokens < vllmsim.DefaultCompletionMaxTokens {
 			stopped++
-			if out.TokenEvents != out.CompletionTokens-1 {
-				t.Fatalf("request %d stopped at %d tokens with %d token events; want one fewer (the EOS token has no text)", i, out.CompletionTokens, out.TokenEvents)
+			if out.TokenEvents != out.CompletionTokens-1 || out.TrailingTokens != 1 {
+				t.Fatalf("request %d stopped at %d tokens with %d token events; want one fewer (the EOS token has no text), and it trailing (%d)", i, out.CompletionTokens, out.TokenEvents, out.TrailingTokens)
 			}
 		}
 	}

@@ -44,9 +44,13 @@ type Outcome struct {
 	// ITL holds the gaps between consecutive token-carrying events.
 	ITL []time.Duration
 	// TokenEvents counts events that carried at least one token;
-	// MultiTokenEvents those that carried more than one.
+	// MultiTokenEvents those that carried more than one. TrailingTokens
+	// counts the tokens carried after Last by no token event: the
+	// end-of-sequence token of a stop chunk without text, which vLLM
+	// counts in completion_tokens.
 	TokenEvents      int
 	MultiTokenEvents int
+	TrailingTokens   int
 
 	// PromptTokens and CompletionTokens come from the usage the server
 	// reported; UsageReported says whether it did. Without usage,

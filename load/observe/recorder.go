@@ -301,9 +301,12 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	}
 	r.observeGaps(o.First, o.ITL)
 	n := o.CompletionTokens
+	// TPOT spans first to last token event: leave out a token that came
+	// after the last (an end-of-sequence chunk without text).
+	spanned := n - o.TrailingTokens
 	var tpot time.Duration
-	if n > 1 {
-		tpot = o.Last.Sub(o.First) / time.Duration(n-1)
+	if spanned > 1 {
+		tpot = o.Last.Sub(o.First) / time.Duration(spanned-1)
 		r.observe(r.tpot, r.tpotC, at, tpot)
 	}
 	r.inputTokens += int64(o.PromptTokens)
