@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/load/client"
@@ -164,7 +165,11 @@ func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api worklo
 		return 0, "", 0, err
 	}
 	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, client.ServerMessage(data), 0, nil
+		msg := client.ServerMessage(data)
+		if ep.APIKey != "" { // a server that echoes the request must not put the key in a report
+			msg = strings.ReplaceAll(msg, ep.APIKey, "[redacted]")
+		}
+		return resp.StatusCode, msg, 0, nil
 	}
 	var out struct {
 		Usage struct {
