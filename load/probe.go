@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/load/client"
@@ -111,7 +114,7 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 			return fmt.Errorf("the server rejects both token-id and text prompts on POST %s (status %d: %s; token ids: %s): check the model name, or use the chat API (--api chat, slotest.WithAPI)",
 				path, status, msg, f.rejected)
 		case err != nil:
-			f.unsized = fmt.Sprintf("probe POST %s: %v", path, err)
+			f.unsized = fmt.Sprintf("probe POST %s: %v", path, withoutURL(err))
 		case status/100 != 2:
 			f.unsized = fmt.Sprintf("probe POST %s: status %d: %s", path, status, msg)
 		case usage <= 0:
@@ -162,7 +165,11 @@ func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api worklo
 		return 0, "", 0, err
 	}
 	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, client.ServerMessage(data), 0, nil
+		msg := client.ServerMessage(data)
+		if ep.APIKey != "" { // a server that echoes the request must not put the key in a report
+			msg = strings.ReplaceAll(msg, ep.APIKey, "[redacted]")
+		}
+		return resp.StatusCode, msg, 0, nil
 	}
 	var out struct {
 		Usage struct {
@@ -171,6 +178,16 @@ func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api worklo
 	}
 	_ = json.Unmarshal(data, &out) // a body without usage leaves 0, which the caller judges
 	return resp.StatusCode, "", out.Usage.PromptTokens, nil
+}
+
+// withoutURL is a transport error without the URL it names, which may
+// carry credentials in its user information or query: the report keeps it.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // workloadOptions sets how the workload builds prompts for the server.

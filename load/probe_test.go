@@ -139,3 +139,30 @@ func TestProbeFindsVLLMsExtras(t *testing.T) {
 		}
 	}
 }
+
+// A server that echoes the request in its refusal does not put the API key
+// in the report's notes.
+func TestProbeNotesHoldNoKey(t *testing.T) {
+	const key = "sk-probe-secret"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Prompt any `json:"prompt"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if _, text := body.Prompt.(string); !text {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":"no token ids (Authorization: %s)"}`, r.Header.Get("Authorization"))
+			return
+		}
+		fmt.Fprint(w, `{"usage":{"prompt_tokens":9}}`)
+	}))
+	t.Cleanup(srv.Close)
+	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m", APIKey: key}
+	f, err := probeFeatures(t.Context(), ep, ep.httpClient(), workload.APICompletions)
+	if err != nil || !f.TextPrompts {
+		t.Fatalf("features %+v, %v: want text prompts", f, err)
+	}
+	if notes := strings.Join(f.notes(), "\n"); strings.Contains(notes, key) || !strings.Contains(notes, "[redacted]") {
+		t.Fatalf("notes %q: want the key redacted", notes)
+	}
+}

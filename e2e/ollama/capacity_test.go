@@ -30,8 +30,7 @@ func TestBelowCapacityPasses(t *testing.T) {
 		t.Run(string(tc.api), func(t *testing.T) {
 			srv := startServer(t, Config{Parallel: 1})
 			g := gate{api: tc.api, fixture: tc.fixture, rates: []float64{4}, duration: 20 * time.Second, warmup: 2 * time.Second, slos: belowCapacity}
-			rep, err := g.run(t, srv)
-			s := step(t, rep, err)
+			rep, s := g.runPassing(t, srv)
 			if s.Verdict != report.VerdictPass || s.Requests.Failed+s.Requests.Unfinished > 0 {
 				t.Errorf("verdict %s with %d failed and %d unfinished (hazards %+v); want a pass with none", s.Verdict, s.Requests.Failed, s.Requests.Unfinished, s.Hazards)
 			}

@@ -2,6 +2,7 @@ package ollamae2e
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func (g gate) plan(t *testing.T, srv *Server) load.Plan {
 	p.Target = load.URLTarget{URL: srv.URL, Model: srv.Model}
 	p.Fixture, p.API, p.Rates, p.SLOs = fx, g.api, g.rates, slos
 	p.Duration, p.Warmup, p.MaxModelLen = g.duration, g.warmup, g.maxLen
+	p.StarvedRetries = 1 // a client starved by the shared machine says nothing of the server
 	return p
 }
 
@@ -56,6 +58,26 @@ func (g gate) run(t *testing.T, srv *Server) (*report.Report, error) {
 		t.Logf("report:\n%s", b.String())
 	}
 	return rep, err
+}
+
+// runPassing is run for a step that should pass, measured once more when
+// the first attempt was refused for the machine's noise alone: a TTFT of
+// a few milliseconds that rose by ten in the step's second half
+// (not_steady; with no /metrics there is no queue to explain it), or a
+// starved client. A second refusal, or anything else, stands.
+func (g gate) runPassing(t *testing.T, srv *Server) (*report.Report, *report.StepReport) {
+	t.Helper()
+	rep, err := g.run(t, srv)
+	s := step(t, rep, err)
+	noise := s.Verdict == report.VerdictInvalid && !slices.ContainsFunc(s.Hazards, func(h report.Hazard) bool {
+		return h.Kind != verdict.HazardNotSteady && h.Kind != verdict.HazardClientSaturation
+	})
+	if !noise {
+		return rep, s
+	}
+	t.Logf("measured again: the first attempt was refused for %+v", s.Hazards)
+	rep, err = g.run(t, srv)
+	return rep, step(t, rep, err)
 }
 
 // step is the run's only step, after checking the run completed.
