@@ -43,6 +43,11 @@ func TestBelowCapacityPasses(t *testing.T) {
 				t.Errorf("%.1f prompt tokens a request for 64 asked, %d length mismatches: sizing from usage did not come close", perReq, s.LengthMismatches)
 			}
 			assertPlausible(t, srv, s, tc.out)
+			// Fit, before the first step, could read no KV capacity from a
+			// server without /metrics, and says so rather than nothing.
+			if rep.Fit == nil || !strings.Contains(rep.Fit.Message, "could not be read") {
+				t.Errorf("fit %+v: want it to say the KV cache's capacity could not be read", rep.Fit)
+			}
 		})
 	}
 }
