@@ -8,19 +8,19 @@ import (
 	"os"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 // DefaultBaselineTolerance is how much slower than its baseline a gated
 // percentile may be before it counts as a regression.
 const DefaultBaselineTolerance = 0.10
 
-// LoadBaseline reads a recorded report.
-// recordHint says how to record one ("go test -slotest.update" or
-// "llmslo run --update-baseline").
-func LoadBaseline(path, recordHint string) (*report.Report, error) {
+// ReadBaseline reads a recorded report. A missing file is an error for
+// which BaselineMissing is true.
+func ReadBaseline(path string) (*report.Report, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no baseline at %s: record one with %s", path, recordHint)
+		return nil, fmt.Errorf("no baseline at %s: %w", path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -30,6 +30,13 @@ func LoadBaseline(path, recordHint string) (*report.Report, error) {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
 	return &r, nil
+}
+
+// BaselineMissing reports whether err says the baseline must be recorded
+// (again): the file is missing, or it lacks a step or percentile the run
+// gates. Each face adds how its users record one.
+func BaselineMissing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, verdict.ErrBaselineStep)
 }
 
 // RecordBaseline writes the run's report as the baseline at path, refusing

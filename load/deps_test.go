@@ -34,3 +34,46 @@ func TestEngineLinksNoSimulatorNoRendererNoTesting(t *testing.T) {
 		}
 	}
 }
+
+// layers is the engine's order as docs/ARCHITECTURE.md draws it: each
+// package imports, of these, only packages before it. A new package under
+// fixtures or load must be placed here (and in the doc) to pass.
+var layers = []string{
+	"fixtures", "fixtures/formats",
+	"load/stats", "load/vllmapi", "load/arrival",
+	"load/workload", "load/client", "load/report",
+	"load/dispatch", "load/observe", "load/verdict",
+	"load/render", "load",
+}
+
+// The layering docs/ARCHITECTURE.md states holds in the code: read each
+// package's imports from go list and check every one of the project's
+// against the order.
+func TestEachStageImportsOnlyStagesBeforeIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("go list loads every package")
+	}
+	const mod = "github.com/llmslo/llmslo/"
+	rank := map[string]int{}
+	for i, p := range layers {
+		rank[p] = i
+	}
+	lines := golist.List(t, "-f", "{{.ImportPath}}:{{join .Imports \",\"}}", "../fixtures/...", "../load/...")
+	require.NotEmpty(t, lines)
+	for _, line := range lines {
+		pkg, imports, _ := strings.Cut(line, ":")
+		pkg = strings.TrimPrefix(pkg, mod)
+		r, ok := rank[pkg]
+		if !assert.True(t, ok, "%s has no place in the layers of docs/ARCHITECTURE.md", pkg) {
+			continue
+		}
+		for _, imp := range strings.Split(imports, ",") {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, mod)
+			ir, known := rank[imp]
+			assert.True(t, known && ir < r, "%s imports %s, which is not before it", pkg, imp)
+		}
+	}
+}

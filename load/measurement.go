@@ -24,7 +24,6 @@ type Measurement struct {
 	next   int // the workload index the next step starts at
 
 	// Set by Open; zero for a measurement of a plan built by hand (tests).
-	plan      Plan
 	endpoint  *Endpoint
 	client    *client.Client
 	rows      int                 // fixture rows, for trace replays
@@ -62,7 +61,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Measurement{plan: plan, endpoint: ep}
+	s := &Measurement{engine: stepPlan{Plan: plan}, endpoint: ep}
 	if err := s.prepare(ctx, plan.Fixture); err != nil {
 		s.Close()
 		return nil, err
@@ -71,7 +70,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 }
 
 func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
-	cfg, arr := s.plan, s.plan.Arrival
+	cfg := s.engine.Plan
 	if s.endpoint.Model == "" || (cfg.MaxModelLen == 0 && s.endpoint.MaxModelLen == 0) {
 		if err := s.endpoint.checkHealth(ctx); err != nil {
 			return err
@@ -91,11 +90,16 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		return err
 	}
 	s.client = c
-	wopts := workload.Options{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: arr.Kind == arrival.Trace}
+	wopts := workload.Options{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: cfg.Arrival.Kind == arrival.Trace}
 	wopts.Salt = cfg.sharedSalt() // shards salt request k alike
 	if cfg.API == workload.APIChat {
 		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(s.endpoint.URL, s.endpoint.Model, hc)
 	}
+	features, err := probeFeatures(ctx, s.endpoint, hc, cfg.API)
+	if err != nil {
+		return err
+	}
+	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
 		return fmt.Errorf("workload: %w", err)
@@ -103,32 +107,20 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	s.generator = g
 	info := fx.Info()
 	s.engine = stepPlan{
-		Target:                s.endpoint.Info(),
+		Plan:                  cfg,
+		TargetInfo:            s.endpoint.Info(),
 		Doer:                  c,
 		Workload:              g,
-		Fixture:               &info,
+		FixtureInfo:           &info,
 		ExpectedPrefixHitRate: info.ExpectedPrefixHitRate,
 		Trace:                 fx.ArrivalOffsets(),
-		Rates:                 cfg.Rates,
-		Arrival:               arr,
-		Duration:              cfg.Duration,
-		Warmup:                cfg.Warmup,
-		Seed:                  cfg.Seed,
-		SLOs:                  cfg.SLOs,
-		Strict:                cfg.Strict,
-		MaxInFlight:           cfg.MaxInFlight,
-		DrainTimeout:          cfg.DrainTimeout,
 		Cancel:                cfg.cancelPlan(),
 		BaseURL:               s.endpoint.URL,
 		HTTPClient:            hc,
-		ResetPrefixCache:      cfg.ResetPrefixCache,
-		ResetRunningRequests:  cfg.ResetRunningRequests,
-		Thresholds:            cfg.Thresholds,
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
-		Progress:              cfg.Progress,
-		Shard:                 cfg.Shard,
-		StartAt:               cfg.StartAt,
+		Features:              features,
 	}
+	s.engine.TargetInfo.Notes = features.notes()
 	if err := s.openRecords(); err != nil {
 		return err
 	}
@@ -166,6 +158,21 @@ func (s *Measurement) steps(ctx context.Context) (*report.Report, error) {
 // Its report is added to the measurement's report, also when ctx cut it
 // short (then marked partial and returned with ctx's error).
 func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
+	p, err := s.stepPlanAt(rate)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.preparePrompts(ctx, rate, p); err != nil {
+		return nil, fmt.Errorf("prepare prompts: %w", err)
+	}
+	st, err := s.measureStep(ctx, rate, p)
+	s.addStep(st, err)
+	return st, err
+}
+
+// stepPlanAt is the engine plan of the next step: where its schedule
+// starts and its place in the run.
+func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
 	p := s.engine
 	if p.Arrival.Kind == arrival.Trace && s.rows > 0 && s.next%s.rows != 0 {
 		// A trace replay sends row k of the fixture at the trace's arrival
@@ -175,27 +182,43 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 		s.next += s.rows - s.next%s.rows
 	}
 	if err := s.nextStepStart(&p); err != nil {
-		return nil, err
+		return p, err
 	}
 	p.StepIndex = len(s.report.Steps) + 1
 	if !s.openEnded {
 		p.StepCount = max(len(s.Steps()), p.StepIndex)
 	}
+	return p, nil
+}
+
+// promptsAhead is how many requests a step at rate may send, warm-up
+// included, with room for a Poisson draw above its mean (20%) and for a
+// retried step's first sends: the prompts to make before it starts.
+func promptsAhead(rate float64, p stepPlan, extra int) int {
+	return int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + extra
+}
+
+// preparePrompts makes the step's prompts exact before it starts, not on
+// its send path: sessions' turns, and chat prompts through the server's
+// /tokenize.
+func (s *Measurement) preparePrompts(ctx context.Context, rate float64, p stepPlan) error {
 	if err := s.prepareSessions(ctx, rate, p); err != nil {
-		return nil, fmt.Errorf("prepare prompts: %w", err)
+		return err
 	}
-	if s.sessions == nil && s.generator != nil && s.plan.API == workload.APIChat {
-		// Text prompts are made exact through the server's /tokenize; do
-		// that before the step, not on its send path.
-		ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 64
-		if err := s.prepareAhead(ctx, ahead); err != nil {
-			return nil, fmt.Errorf("prepare prompts: %w", err)
-		}
+	if s.sessions == nil && s.generator != nil && s.engine.API == workload.APIChat {
+		return s.prepareAhead(ctx, promptsAhead(rate, p, 64))
 	}
+	return nil
+}
+
+// measureStep runs the step, and again while its only hazard is a starved
+// client and retries are left (never on a shared clock), keeping the last
+// attempt with the others listed.
+func (s *Measurement) measureStep(ctx context.Context, rate float64, p stepPlan) (*report.StepReport, error) {
 	st, used, err := runStep(ctx, p, rate, s.next)
 	s.next += used
 	var retried []string
-	for s.plan.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
+	for s.engine.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
 		retried = append(retried, st.Hazards[0].Kind+": "+st.Hazards[0].Message)
 		st, used, err = runStep(ctx, p, rate, s.next)
 		s.next += used
@@ -203,21 +226,15 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	if st != nil {
 		st.Retried = retried
 	}
-	if st != nil && s.plan.Baseline != nil && err == nil {
-		checks, berr := verdict.CompareBaseline(s.plan.Baseline, st, s.engine.Seed, s.plan.BaselineTolerance)
-		if berr != nil {
-			// The step was measured: keep it in the report, say why it
-			// could not be compared, and mark the run cut short.
-			err = fmt.Errorf("%w: record it again with %s", berr, s.plan.baselineHint())
-		}
-		st.Baseline = checks
-		if len(verdict.Regressions(checks)) > 0 && st.Verdict == report.VerdictPass {
-			st.Verdict = report.VerdictFail
-		}
+	if st != nil && s.engine.Overload != nil {
+		verdict.JudgeOverload(st, *s.engine.Overload)
 	}
-	if st != nil && s.plan.Overload != nil {
-		verdict.JudgeOverload(st, *s.plan.Overload)
-	}
+	return st, err
+}
+
+// addStep adds a measured step to the report and tells the watchers; a
+// run cut short is marked partial with the reason.
+func (s *Measurement) addStep(st *report.StepReport, err error) {
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
@@ -232,7 +249,6 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 		s.report.Partial = true
 		s.report.Reason = err.Error()
 	}
-	return st, err
 }
 
 // ClosedLoop measures the same workload the way a concurrency-limited

@@ -57,6 +57,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 		// No client keeps a schedule to the nanosecond: every send is
 		// late, and every attempt starved.
 		cfg.Thresholds.MaxLateFraction = lateFraction
+		cfg.Thresholds.MinLateness = time.Nanosecond
 		cfg.StarvedRetries = 2
 		s, err := Open(ctx, cfg)
 		require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, testSLOs(t, "ttft.p50<=10s")
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
 	cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples, verdict.HazardNotSteady, verdict.HazardWarmCache}
-	cfg.Thresholds.MaxLateFraction, cfg.StarvedRetries = 1e-9, 1
+	cfg.Thresholds.MaxLateFraction, cfg.Thresholds.MinLateness, cfg.StarvedRetries = 1e-9, time.Nanosecond, 1
 	replay, err := Open(ctx, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { replay.Close() })

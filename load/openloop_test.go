@@ -56,11 +56,10 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{
-		Doer: c, Workload: fixedWorkload(64, 20), Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
-		SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds(),
-	}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(64, 20),
+		Plan: Plan{Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
+			SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds()}}
 	records := recordLines(t, &p)
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
@@ -144,8 +143,10 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 3 * time.Second, DrainTimeout: 20 * time.Second, SLOs: slos, Thresholds: quietThresholds()}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10),
+		Plan: Plan{Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 3 * time.Second, DrainTimeout: 20 * time.Second,
+			SLOs: slos, Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	open := rep.Steps[0]
@@ -174,8 +175,10 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10), Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 3 * time.Second, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10),
+		Plan: Plan{Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 3 * time.Second, DrainTimeout: 5 * time.Second,
+			SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -207,9 +210,10 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
 			require.NoError(t, err)
 			defer c.Close()
-			p := stepPlan{Doer: c, Workload: fixedWorkload(8, 4), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-				Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"),
-				Thresholds: quietThresholds()}
+			p := stepPlan{Doer: c, Workload: fixedWorkload(8, 4),
+				Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+					Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
+					SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"), Thresholds: quietThresholds()}}
 			done := make(chan struct{})
 			var rep *report.Report
 			go func() { defer close(done); rep, err = runPlan(context.Background(), p) }()
@@ -246,8 +250,10 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 func TestNoUsageIsCountedAndReported(t *testing.T) {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 5), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 5),
+		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 500 * time.Millisecond,
+			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -261,8 +267,10 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	// notwithstanding.
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 20), Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 500 * time.Millisecond, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 20),
+		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 500 * time.Millisecond,
+			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -282,8 +290,10 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 2), Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: 10 * time.Second, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 2),
+		Plan: Plan{Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 10 * time.Second,
+			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	start := time.Now()
 	rep, err := runPlan(ctx, p)
 	require.ErrorIs(t, err, context.DeadlineExceeded)

@@ -23,7 +23,8 @@ const (
 
 // DefaultRates are the rate steps when none are given: a moderate rate and
 // twice it. At the default 60 s each gives the 200 requests a p95 needs.
-var DefaultRates = []float64{4, 8}
+// A function, so that no caller can change them for every other.
+func DefaultRates() []float64 { return []float64{4, 8} }
 
 // Plan is a whole measurement, as typed values: what each face (slotest,
 // the llmslo command) builds from its own input once, at its edge, and what
@@ -108,13 +109,10 @@ type Plan struct {
 	// the overload gate (verdict.JudgeOverload) instead of the error guard
 	// that counts shed requests against the server.
 	Overload *verdict.Overload
-	// Baseline, when set, is a recorded report (LoadBaseline) each step is
-	// compared with; BaselineTolerance is the slowdown allowed, and
-	// BaselineHint says how a user records one again in the face they
-	// use, for errors.
+	// Baseline, when set, is a recorded report (ReadBaseline) each step is
+	// compared with; BaselineTolerance is the slowdown allowed.
 	Baseline          *report.Report
 	BaselineTolerance float64
-	BaselineHint      string
 	// Progress watches each step as it runs (internal/progress draws it
 	// for the faces); nil means none.
 	Progress Progress
@@ -131,7 +129,7 @@ type Plan struct {
 // DefaultFixture).
 func DefaultPlan() Plan {
 	return Plan{
-		Rates:            append([]float64(nil), DefaultRates...),
+		Rates:            DefaultRates(),
 		Arrival:          arrival.Spec{Kind: arrival.Poisson},
 		Duration:         DefaultDuration,
 		Warmup:           DefaultWarmup,
@@ -151,7 +149,7 @@ func (c *Plan) validate() error {
 	case c.Fixture == nil:
 		return errors.New("the plan has no fixture")
 	case c.Arrival.Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
-		return fmt.Errorf("--arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
+		return fmt.Errorf("arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
 	}
 	if c.Duration <= 0 {
 		return fmt.Errorf("step duration %v must be positive", c.Duration)
@@ -177,14 +175,6 @@ func (c *Plan) validate() error {
 		return err
 	}
 	return c.validateShard()
-}
-
-// baselineHint says how to record a baseline, for errors.
-func (c *Plan) baselineHint() string {
-	if c.BaselineHint != "" {
-		return c.BaselineHint
-	}
-	return "Plan.UpdateBaseline"
 }
 
 // DrainBound is how long a step waits for its last requests after its last

@@ -44,9 +44,10 @@ func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
 	var w watcher
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 2), Rates: []float64{4, 6}, Arrival: arrival.Spec{Kind: arrival.Constant},
-		Duration: time.Second, Warmup: time.Second, DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p95<=5s"),
-		Thresholds: quietThresholds(), Progress: &w}
+	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 2),
+		Plan: Plan{Rates: []float64{4, 6}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: time.Second, Warmup: time.Second, DrainTimeout: 5 * time.Second,
+			SLOs: mustSLOs(t, "ttft.p95<=5s"), Thresholds: quietThresholds(), Progress: &w}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)

@@ -54,7 +54,7 @@ func (p *stepPlan) flushRecords() {
 
 // openRecords creates the measurement's requests file, when one is asked for.
 func (s *Measurement) openRecords() error {
-	path := s.plan.requestsPath()
+	path := s.engine.requestsPath()
 	if path == "" {
 		return nil
 	}
@@ -68,7 +68,7 @@ func (s *Measurement) openRecords() error {
 
 // RequestsPath is where the measurement writes its per-request records; empty
 // when it writes none.
-func (s *Measurement) RequestsPath() string { return s.plan.requestsPath() }
+func (s *Measurement) RequestsPath() string { return s.engine.requestsPath() }
 
 // CloseRecords writes out and closes the per-request records the measurement
 // opened, and says whether every record reached the file. Close closes
@@ -76,7 +76,7 @@ func (s *Measurement) RequestsPath() string { return s.plan.requestsPath() }
 // be called more than once; a plan's own Records are the caller's to
 // close.
 func (s *Measurement) CloseRecords() error {
-	if s.engine.Records == nil || s.plan.requestsPath() == "" {
+	if s.engine.Records == nil || s.engine.requestsPath() == "" {
 		return nil
 	}
 	return s.engine.Records.Close()

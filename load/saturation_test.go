@@ -18,8 +18,10 @@ import (
 func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	return stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1), Rates: []float64{rate},
-		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: d, SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
+	return stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1),
+		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: d,
+			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
 }
 
 func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
@@ -56,9 +58,10 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5), Rates: []float64{50},
-		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 500 * time.Millisecond, MaxInFlight: 2,
-		SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}
+	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5),
+		Plan: Plan{Rates: []float64{50}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 500 * time.Millisecond, MaxInFlight: 2,
+			SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

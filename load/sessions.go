@@ -61,7 +61,7 @@ func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 	}
 	s.sessions = ss
 	s.rows = ss.Len()
-	s.engine.Sessions = &SessionReplay{Source: ss, ThinkScale: s.plan.ThinkTimeScale, MaxThink: s.plan.MaxThink,
+	s.engine.Sessions = &SessionReplay{Source: ss, ThinkScale: s.engine.ThinkTimeScale, MaxThink: s.engine.MaxThink,
 		ThinkIsGap: fx.Provenance.ThinkIsGap}
 	s.engine.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
 	s.engine.Trace = nil
@@ -79,22 +79,16 @@ func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 // prepareSessions measures the chat prompts of the sessions the next step
 // may start, before it starts: their turns are not built on the send path.
 func (s *Measurement) prepareSessions(ctx context.Context, rate float64, p stepPlan) error {
-	if s.sessions == nil || s.plan.API != workload.APIChat {
+	if s.sessions == nil || s.engine.API != workload.APIChat {
 		return nil
 	}
-	ahead := int(rate*(p.Warmup+p.Duration).Seconds()*1.2) + 8
-	return s.sessions.PrepareSessions(ctx, s.next, s.next+ahead)
+	return s.sessions.PrepareSessions(ctx, s.next, s.next+promptsAhead(rate, p, 8))
 }
 
 // runSessionStep is runStep for a session replay: the same loop, with the
 // session dispatcher, and the recorder's figures joined by the sessions'
 // and the turns' by position.
 func runSessionStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*report.StepReport, int, error) {
-	if p.Shard.Sharded() {
-		// A merged report would need each shard's turns by position, and
-		// rates that count sessions: not there yet.
-		return nil, 0, errors.New("a session replay cannot be sharded yet: run it from one process")
-	}
 	sched, err := p.schedule(rate, p.Seed+int64(firstIndex))
 	if err != nil {
 		return nil, 0, err

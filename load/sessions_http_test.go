@@ -82,9 +82,10 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ss.PrepareSessions(context.Background(), 0, 2))
 	log := &turnLogger{c: c}
-	p := stepPlan{Doer: log, Sessions: &SessionReplay{Source: ss}, Rates: []float64{4},
-		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 500 * time.Millisecond,
-		DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: log, Sessions: &SessionReplay{Source: ss},
+		Plan: Plan{Rates: []float64{4}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
+			SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	st := rep.Steps[0]

@@ -203,15 +203,8 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 		_, err := Open(context.Background(), cfg)
 		assert.ErrorContains(t, err, "think time", "%+v %v", cfg.ThinkTimeScale, cfg.MaxThink)
 	}
-	p := stepPlan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Rates: []float64{1}, Duration: time.Second}
+	p := stepPlan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Plan: Plan{Rates: []float64{1}, Duration: time.Second}}
 	_, err := runPlan(context.Background(), p)
 	assert.ErrorContains(t, err, "no Source")
-
-	g, err := workload.New(conversationFixture(t), workload.Options{})
-	require.NoError(t, err)
-	ss, err := g.Sessions()
-	require.NoError(t, err)
-	p.Sessions.Source, p.Shard = ss, Shard{Index: 0, Count: 2}
-	_, _, err = runStep(context.Background(), p, 1, 0)
-	assert.ErrorContains(t, err, "cannot be sharded")
+	// A sharded session replay is refused by Open (TestShardConfigIsChecked).
 }

@@ -79,7 +79,7 @@ func (c *Plan) validateShard() error {
 	if c.StarvedRetries > 0 && !c.StartAt.IsZero() {
 		// Steps on a shared clock start at fixed instants: a step measured
 		// again would run into the next one's.
-		return errors.New("a run with a start time (--start-at, SLOTEST_START_AT, shards) keeps its steps on a fixed clock and cannot measure one again: drop the starved-step retries")
+		return errors.New("a plan with a start time (Plan.StartAt) keeps its steps on a fixed clock and cannot measure one again: set Plan.StarvedRetries to 0")
 	}
 	if !c.Shard.Sharded() {
 		return nil
@@ -87,11 +87,15 @@ func (c *Plan) validateShard() error {
 	_, shared := c.Target.(URLTarget)
 	switch {
 	case c.StartAt.IsZero():
-		return errors.New("a shard needs a start time shared by all shards (--start-at, SLOTEST_START_AT)")
+		return errors.New("a shard needs a start time shared by all shards (Plan.StartAt)")
 	case !shared:
 		return errors.New("shards must measure one shared server: the target starts a server of each shard's own; give its URL")
 	case c.Baseline != nil:
 		return errors.New("a shard holds a share of the samples: compare the merged report with a baseline, not a shard")
+	case c.Fixture != nil && c.Fixture.Sessions != nil:
+		// A merged report would need each shard's turns by position, and
+		// rates that count sessions: not there yet.
+		return errors.New("a session replay cannot be sharded yet: run it from one process")
 	}
 	return nil
 }

@@ -32,7 +32,8 @@ func TestParseShardAndStartAt(t *testing.T) {
 }
 
 func TestShardsTogetherSendTheWholeSchedule(t *testing.T) {
-	p := stepPlan{Workload: fixedWorkload(8, 2), Arrival: arrival.Spec{Kind: arrival.Poisson}, Warmup: time.Second, Duration: 3 * time.Second}
+	p := stepPlan{Workload: fixedWorkload(8, 2),
+		Plan: Plan{Arrival: arrival.Spec{Kind: arrival.Poisson}, Warmup: time.Second, Duration: 3 * time.Second}}
 	sched, err := p.schedule(20, 7)
 	require.NoError(t, err)
 	const first, n = 100, 3
@@ -66,7 +67,10 @@ func TestShardConfigIsChecked(t *testing.T) {
 	base.Fixture = testFixture(t, "fixed:8:2")
 	require.NoError(t, base.validate())
 
+	dir, _ := smallWeka(t)
+	sessions := testFixture(t, dir)
 	cases := map[string]func(c *Plan){
+		"a session replay cannot be sharded yet":  func(c *Plan) { c.Fixture = sessions },
 		"needs a start time shared by all shards": func(c *Plan) { c.StartAt = time.Time{} },
 		"one shared server":                       func(c *Plan) { c.Target = simTarget(vllmsim.Config{}) },
 		"compare the merged report":               func(c *Plan) { c.Baseline = &report.Report{} },
@@ -86,7 +90,7 @@ func TestShardConfigIsChecked(t *testing.T) {
 
 func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {
 	at := time.Now().Add(time.Hour)
-	s := &Measurement{engine: stepPlan{StartAt: at, DrainTimeout: 2 * time.Second}}
+	s := &Measurement{engine: stepPlan{Plan: Plan{StartAt: at, DrainTimeout: 2 * time.Second}}}
 	var starts []time.Time
 	for _, d := range []time.Duration{5 * time.Second, 7 * time.Second, time.Second} {
 		p := s.engine
@@ -96,11 +100,11 @@ func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {
 	}
 	assert.Equal(t, []time.Time{at, at.Add(8 * time.Second), at.Add(18 * time.Second)}, starts)
 
-	replay := &Measurement{engine: stepPlan{StartAt: at, Shard: Shard{Index: 0, Count: 2}, Sessions: &SessionReplay{}}}
+	replay := &Measurement{engine: stepPlan{Sessions: &SessionReplay{}, Plan: Plan{StartAt: at, Shard: Shard{Index: 0, Count: 2}}}}
 	p := replay.engine
 	assert.ErrorContains(t, replay.nextStepStart(&p), "a session replay cannot be sharded")
 
-	late := &Measurement{engine: stepPlan{StartAt: time.Now().Add(-2 * time.Second)}}
+	late := &Measurement{engine: stepPlan{Plan: Plan{StartAt: time.Now().Add(-2 * time.Second)}}}
 	p = late.engine
 	assert.ErrorContains(t, late.nextStepStart(&p), "passed")
 }

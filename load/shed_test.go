@@ -26,9 +26,9 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
 	srv := vllmsim.NewServer(cfg)
 	t.Cleanup(srv.Close)
-	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(16, 5), Rates: []float64{160},
-		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second, DrainTimeout: 5 * time.Second,
-		SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}
+	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(16, 5),
+		Plan: Plan{Rates: []float64{160}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second,
+			DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

@@ -33,7 +33,7 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 	if err != nil {
 		return nil, 0, err
 	}
-	d := dispatch.Dispatch{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
+	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
 		Cancel: p.Cancel}
 	res, runErr := d.Run(ctx)
@@ -81,7 +81,7 @@ func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duratio
 	}
 	f.start, f.measureFrom = start, start.Add(p.Warmup)
 	f.rec = observe.NewRecorder(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
-		observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
+		p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance))
 	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
 		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
 	}
@@ -121,7 +121,11 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
-	verdict.Judge(st, ev, p.judging()).Apply(st)
+	j := verdict.Judge(st, ev, p.judging())
+	j.Apply(st)
+	if runErr == nil {
+		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
+	}
 	return st, runErr
 }
 
@@ -138,11 +142,13 @@ func finishStep(s *report.StepReport, due int) {
 // judging is what the plan's steps are judged against.
 func (p *stepPlan) judging() verdict.Config {
 	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
-	if p.Fixture != nil {
-		c.MeanOutputTokens = p.Fixture.OutputTokens.Mean
+	if p.FixtureInfo != nil {
+		c.MeanOutputTokens = p.FixtureInfo.OutputTokens.Mean
 	}
-	c.InProcessServer = p.Target.Kind == KindSim
+	c.InProcessServer = p.TargetInfo.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
+	c.Baseline, c.BaselineTolerance, c.Seed = p.Baseline, p.BaselineTolerance, p.Seed
+	c.OutputMayEndEarly = p.Features.earlyEnd()
 	return c
 }
 

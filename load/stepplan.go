@@ -16,17 +16,20 @@ import (
 	"github.com/llmslo/llmslo/load/workload"
 )
 
-// stepPlan is what the run loop measures with: the Plan's settings as the
-// steps use them, joined by what Open derived from the started target and
-// the fixture (the client as the Doer, the workload, the server's limits,
-// the report's header). Tests build one by hand to drive the loop with their
-// own Doer and Workload; programs use a Plan.
+// stepPlan is what the run loop measures with: the Plan as the user gave
+// it, joined by what Open derived from the started target and the fixture
+// (the client as the Doer, the workload, the server's limits, the report's
+// header). No setting of the Plan is copied: a new setting is one Plan
+// field, read here through the embedding. Tests build one by hand to drive
+// the loop with their own Doer and Workload; programs use a Plan.
 type stepPlan struct {
-	Target   report.TargetInfo
-	Doer     dispatch.Doer
-	Workload workload.Workload
-	// Fixture describes the workload in the report.
-	Fixture *fixtures.Info
+	Plan
+
+	TargetInfo report.TargetInfo
+	Doer       dispatch.Doer
+	Workload   workload.Workload
+	// FixtureInfo describes the workload in the report.
+	FixtureInfo *fixtures.Info
 	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
 	// which the warm_cache hazard judges the server's hit rate.
 	ExpectedPrefixHitRate float64
@@ -36,21 +39,9 @@ type stepPlan struct {
 	// requests (docs/sessions.md): each arrival starts one, and rates
 	// count sessions per second. Workload may then be nil.
 	Sessions *SessionReplay
-
-	Rates   []float64
-	Arrival arrival.Spec
 	// Process, when set, computes each step's schedule (warm-up and
 	// measured window as one) instead of Arrival: a custom arrival process.
-	Process  arrival.Process
-	Duration time.Duration // measured part of each step
-	Warmup   time.Duration // unmeasured traffic before each step, at the step's rate
-	Seed     int64
-
-	SLOs   []verdict.SLO
-	Strict bool
-
-	MaxInFlight  int
-	DrainTimeout time.Duration // zero: the larger of dispatch.DefaultDrainTimeout and Duration
+	Process arrival.Process
 	// Cancel abandons a drawn fraction of requests mid-stream.
 	Cancel dispatch.CancelPlan
 	// Records, when set, receives a record of every request, warm-up
@@ -61,32 +52,23 @@ type stepPlan struct {
 	// /reset_prefix_cache. An empty BaseURL disables both.
 	BaseURL    string
 	HTTPClient *http.Client
-	// ResetPrefixCache asks the server to drop its prefix cache before
-	// each step, once it is idle (reported either way);
-	// ResetRunningRequests lets the reset preempt requests still running.
-	ResetPrefixCache, ResetRunningRequests bool
 	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
 	ScrapeEvery time.Duration
-
-	Thresholds verdict.Thresholds
 	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown),
 	// for naming what binds a failing step.
 	MaxNumSeqs int
 
-	// Progress, when set, watches each step as it runs.
-	Progress Progress
 	// OnStep is called after each step with its report.
 	OnStep func(report.StepReport)
-
-	// Shard sends only the shard's share of each schedule; StartAt is the
-	// shared start of the first step and StepStart the start of the step
-	// being run (set by Measurement.Step), zero for as soon as it is ready.
-	Shard     Shard
-	StartAt   time.Time
+	// StepStart is the start of the step being run (set by
+	// Measurement.Step), zero for as soon as it is ready.
 	StepStart time.Time
 	// StepIndex and StepCount are the step's place in the run, for
 	// Progress (set by Measurement.Step; zero when unknown).
 	StepIndex, StepCount int
+	// Features is what a probe found of a server llmslo did not start
+	// (nil: one with vLLM's extras).
+	Features *serverFeatures
 }
 
 // stepName is the name of the step at a rate, as a subtest would be called.
@@ -133,7 +115,7 @@ func (p *stepPlan) validate() error {
 
 // newReport starts a report for the plan; its steps fill it.
 func (p *stepPlan) newReport() *report.Report {
-	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.Target, Fixture: p.Fixture, Seed: p.Seed}
+	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.TargetInfo, Fixture: p.FixtureInfo, Seed: p.Seed}
 	for _, s := range verdict.Guarded(p.SLOs) {
 		r.SLO = append(r.SLO, s.Spec())
 	}

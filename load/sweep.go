@@ -42,10 +42,10 @@ func Sweep(ctx context.Context, plan Plan, search Search) (*report.Report, error
 	}
 	if plan.Baseline != nil {
 		// Bisection picks rates no recorded run has: nothing to compare.
-		return nil, errors.New("a sweep is not compared with a baseline: gate fixed rates with run --baseline")
+		return nil, errors.New("a sweep is not compared with a baseline (Plan.Baseline): gate fixed rates against one")
 	}
 	if a := plan.Arrival; a.Kind == arrival.Trace && a.Speed > 0 {
-		return nil, fmt.Errorf("--arrival %s replays the trace at its own pace, one rate: a sweep needs rates (use --arrival trace)", a)
+		return nil, fmt.Errorf("arrival %s replays the trace at its own pace, one rate: a sweep needs rates (arrival trace, without a speed)", a)
 	}
 	s, err := Open(ctx, plan)
 	if err != nil {

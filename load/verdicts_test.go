@@ -27,9 +27,10 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
-	return stepPlan{Doer: c, Workload: fixedWorkload(in, out), Rates: []float64{rate},
-		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: d, DrainTimeout: 5 * time.Second,
-		SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}
+	return stepPlan{Doer: c, Workload: fixedWorkload(in, out),
+		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
+			Duration: d, DrainTimeout: 5 * time.Second,
+			SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}}
 }
 
 func sloResult(t *testing.T, s *report.StepReport, metric report.Metric) report.SLOResult {

@@ -2,6 +2,7 @@ package slotest
 
 import (
 	"flag"
+	"fmt"
 	"os"
 
 	"github.com/llmslo/llmslo/load"
@@ -33,4 +34,12 @@ func WithBaseline(path string, tolerance float64) Option {
 		tolerance = DefaultBaselineTolerance
 	}
 	return func(c *Config) { c.baselinePath, c.BaselineTolerance = path, tolerance }
+}
+
+// withRecordHint says how to record the baseline when err asks for it.
+func withRecordHint(err error) error {
+	if load.BaselineMissing(err) {
+		return fmt.Errorf("%w: record it with go test -slotest.update (or %s=1)", err, EnvUpdateBaselines)
+	}
+	return err
 }

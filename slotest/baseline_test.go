@@ -25,7 +25,7 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 		t.Setenv(EnvUpdateBaselines, "1")
 		Run(t, opts("instant", WithBaseline(path, 0))...)
 	})
-	base, err := load.LoadBaseline(path, "")
+	base, err := load.ReadBaseline(path)
 	require.NoError(t, err)
 	require.Len(t, base.Steps, 1)
 

@@ -45,7 +45,6 @@ const ShortDivisor = 4
 // NewConfig returns the defaults with opts applied in order.
 func NewConfig(opts ...Option) Config {
 	c := Config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: vllmStarter{}}
-	c.BaselineHint = "go test -slotest.update (or " + EnvUpdateBaselines + "=1)"
 	for _, o := range opts {
 		o(&c)
 	}
@@ -73,8 +72,8 @@ func (c Config) Build() (load.Plan, error) {
 		return p, fmt.Errorf("slotest: fixture: %w", err)
 	}
 	if c.baselinePath != "" && !Updating() {
-		if p.Baseline, err = load.LoadBaseline(c.baselinePath, p.BaselineHint); err != nil {
-			return p, fmt.Errorf("slotest: %w", err)
+		if p.Baseline, err = load.ReadBaseline(c.baselinePath); err != nil {
+			return p, fmt.Errorf("slotest: %w", withRecordHint(err))
 		}
 	}
 	return p, nil

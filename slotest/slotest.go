@@ -88,7 +88,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			}
 			CheckStep(t, st)
 			if err != nil {
-				t.Errorf("slotest: step cut short (%v); its report is marked partial", err)
+				t.Errorf("slotest: step cut short (%v); its report is marked partial", withRecordHint(err))
 			}
 		})
 	}

@@ -10,38 +10,49 @@
 //	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1]
 //
 // Each trial records a baseline on the unchanged simulator with a fresh
-// seed, then reruns the gate with the same seed (a paired comparison: the
-// same requests on the same schedule) on the unchanged simulator and on
-// slower ones, and once with another seed on the unchanged one (unpaired).
-// Each row prints its runs, their pass/fail/invalid verdicts, its alarms,
-// the alarm rate over all runs and the invalid rate, each with its Wilson
-// 95% interval; the row "baseline recording" counts the baselines the gate
-// refused to record (that trial's comparisons are then not run). It takes
-// trials × (2 + len(factors)) gate runs of 50 s each (40 s steps after a
-// 10 s warm-up): about 25 minutes for -trials 10 with two factors at
-// -parallel 1. Run it on a quiet machine: a busy one makes the client late
-// and the steps invalid, which now lowers the alarm rate.
+// seed, then reruns the gate against it (the baseline in the plan, as
+// --baseline gives it: a regression fails the step) with the same seed
+// (a paired comparison: the same requests on the same schedule) on the
+// unchanged simulator and on slower ones, and once with another seed on
+// the unchanged one (unpaired). An alarm is a gate that exits 1: a
+// regression or a failed SLO. Each row prints its runs, their
+// pass/fail/invalid verdicts, its alarms, the alarm rate over all runs and
+// the invalid rate, each with its Wilson 95% interval; the row "baseline
+// recording" counts the baselines the gate refused to record (that trial's
+// comparisons are then not run). It takes trials × (3 + len(factors))
+// gate runs of 50 s each (40 s steps after a 10 s warm-up): about 25
+// minutes for -trials 10 with two factors at -parallel 1. Run it on a
+// quiet machine: a busy one makes the client late and the steps invalid,
+// which now lowers the alarm rate.
 //
-// Refusals (-refusals SERVER) measure only how often the PR gate refuses to
-// judge: it runs the gate -trials times, one at a time and each with a
-// fresh seed, as a CI job would, and prints the runs, pass, fail and
-// invalid counts, the invalid rate with its 95% interval and the hazards
-// that made the invalid runs invalid:
+// Refusals (-refusals SERVER) measure how often the PR gate fails or
+// refuses to judge a healthy server: it runs the gate -trials times, each
+// with a fresh seed, as a CI job would, and prints the runs, pass, fail
+// (and of those, over capacity) and invalid counts, the rate of fail or
+// invalid with its 95% interval and the hazards that made the invalid runs
+// invalid:
 //
-//	go run ./bench/gatepower -refusals inproc -trials 20    # simulator in this process
-//	go run ./bench/gatepower -refusals process -trials 20   # simulator in its own process (llmslo sim)
-//	go run ./bench/gatepower -refusals neighbour -trials 20 # as process, beside a process spinning on a core
+//	go run ./bench/gatepower -refusals inproc -trials 40    # simulator in this process
+//	go run ./bench/gatepower -refusals process -trials 40   # simulator in its own process (llmslo sim)
+//	go run ./bench/gatepower -refusals neighbour -trials 40 # as process, beside a process spinning on a core
+//	go run ./bench/gatepower -refusals knee -trials 40      # a server just past its knee: every run must fail
 //	go run ./bench/gatepower -refusals starved -trials 10   # 10,000 req/s on one core shared with 4 busy loops
 //	go run ./bench/gatepower -refusals starved2 -trials 10  # 20,000 req/s on two cores
 //
-// The first three run the gate at 6 req/s of azure-conv-2023 (Poisson) for
-// 45 s steps after a 5 s warm-up against the h200-llama3-8b profile, with
-// SLOs ttft.p95<=5s and itl.p99<=2s (and the default error-rate guard):
-// 50 s a run, about 17 minutes for 20 trials (process and neighbour add a
-// build of cmd/llmslo first). The starved modes run 2 s steps without
+// The first three run the PR gate at 6 req/s of azure-conv-2023 (Poisson)
+// for 30 s steps after a 5 s warm-up against the h200-llama3-8b profile,
+// with SLOs ttft.p90<=5s and itl.p99<=2s (and the default error-rate
+// guard): 35 s a run, about 24 minutes for 40 trials one at a time
+// (process and neighbour add a build of cmd/llmslo first). knee runs a
+// server just past its knee: --max-num-seqs 2 (4.3 to 4.5 req/s of
+// capacity, the completions a second of a saturated server), fixed:128:64
+// at 5 req/s, 20 s steps after 2 s, ttft.p50<=2s; each run must fail as
+// over capacity. The starved modes run 2 s steps without
 // warm-up against the "instant" profile, about 3 s a run; for them every
-// run is expected INVALID with client_saturation. -duration, -warmup, -rate
-// and -slos override a mode's defaults.
+// run is expected INVALID with client_saturation. -duration, -warmup,
+// -rate and -slos override a mode's defaults; -parallel runs the
+// in-process modes (inproc, knee) several at once, for a machine with
+// cores to spare (each run then shares its process's CPU with the others).
 package main
 
 import (
@@ -82,7 +93,7 @@ func main() {
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos), firstSeed: *firstSeed}
 	if *refusals != "" {
-		if err := refusalRun(context.Background(), *refusals, *trials, g, set); err != nil {
+		if err := refusalRun(context.Background(), *refusals, *trials, *parallel, g, set); err != nil {
 			fmt.Fprintln(os.Stderr, "gatepower:", err)
 			os.Exit(1)
 		}
@@ -121,6 +132,7 @@ func splitList(s string) []string {
 type tally struct {
 	name                      string
 	runs, pass, fail, invalid int
+	overload                  int // of the failures, those over capacity
 	alarms                    int
 	byMetric                  map[string]int // alarms raised by each metric's check
 	ratioSum                  float64        // of the judged runs' ttft ratios
@@ -141,6 +153,9 @@ func (t *tally) count(st *report.StepReport) {
 		t.pass++
 	case report.VerdictFail:
 		t.fail++
+		if st.Overload != nil {
+			t.overload++
+		}
 	case report.VerdictInvalid:
 		t.invalid++
 		for _, h := range st.Hazards {
@@ -189,24 +204,26 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 		rows = append(rows, newTally(fmt.Sprintf("×%g step time, paired", f)))
 	}
 	slots := make(chan struct{}, max(parallel, 1))
-	gateIn := func(factor float64, seed int64) (*report.Report, error) {
+	g.tolerance = tolerance
+	gateIn := func(factor float64, seed int64, base *report.Report) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return g.run(ctx, simtarget.Sim{Config: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed)
+		return g.run(ctx, simtarget.Sim{Config: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed, base)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error
 	var wg sync.WaitGroup
-	// Two trials at a time: the next one's baseline runs beside this one's
-	// comparisons, and results come in trial by trial (a run cut short
-	// still leaves its tallies in the log).
-	active := make(chan struct{}, 2)
+	// As many trials at a time as gates may run (two at least): the next
+	// trials' baselines run beside earlier ones' comparisons, and results
+	// come in trial by trial (a run cut short still leaves its tallies in
+	// the log).
+	active := make(chan struct{}, max(2, parallel))
 	for i := range trials {
 		wg.Add(1)
 		active <- struct{}{}
 		go func() {
 			defer func() { <-active; wg.Done() }()
-			if err := trial(i, factors, tolerance, gateIn, rows, &mu); err != nil {
+			if err := trial(i, factors, gateIn, rows, &mu); err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
 				mu.Unlock()
@@ -238,10 +255,10 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 // trial records a baseline with seed 1000+i, then reruns the gate against
 // it: with the same seed on the unchanged simulator and on each slower
 // one, and with another seed on the unchanged one.
-func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int64) (*report.Report, error),
+func trial(i int, factors []float64, gateIn func(float64, int64, *report.Report) (*report.Report, error),
 	rows []*tally, mu *sync.Mutex) error {
 	seed := int64(1000 + i)
-	base, err := gateIn(1, seed)
+	base, err := gateIn(1, seed, nil)
 	if err != nil {
 		return err
 	}
@@ -267,13 +284,13 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reps[k], errs[k] = gateIn(r.f, r.seed)
+			reps[k], errs[k] = gateIn(r.f, r.seed, base)
 		}()
 	}
 	wg.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	for k, r := range runs {
+	for k := range runs {
 		if errs[k] != nil {
 			return errs[k]
 		}
@@ -284,13 +301,11 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 			fmt.Fprintf(os.Stderr, "trial %d, %s: invalid %+v\n", i, t.name, st.Hazards)
 			continue
 		}
-		checks, err := verdict.CompareBaseline(base, st, r.seed, tolerance)
-		if err != nil {
-			return err
-		}
-		alarm := false
+		// The gate's own verdict, with the baseline in it: exit 1 is the
+		// alarm, whether a regression or an SLO failure raised it.
+		checks := st.Baseline
+		alarm := st.Verdict == report.VerdictFail
 		for _, c := range checks {
-			alarm = alarm || c.Regressed
 			if c.Regressed {
 				t.byMetric[c.Metric]++
 			}
@@ -302,7 +317,7 @@ func trial(i int, factors []float64, tolerance float64, gateIn func(float64, int
 		if alarm {
 			t.alarms++
 		}
-		fmt.Fprintf(os.Stderr, "trial %d, %s: alarm=%v", i, t.name, alarm)
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v", i, t.name, st.Verdict, alarm)
 		for _, c := range checks {
 			fmt.Fprintf(os.Stderr, "  %s.p%g ratio %.3f", c.Metric, c.Percentile, c.Ratio)
 			if c.RatioCI95 != nil {
@@ -326,6 +341,8 @@ type gateSpec struct {
 	d       time.Duration
 	warmup  time.Duration
 	slos    []string
+	// tolerance is the baseline comparison's (power mode).
+	tolerance float64
 	// firstSeed is the refusal runs' first seed; run i takes firstSeed+i,
 	// so a second batch with another first seed adds independent runs.
 	firstSeed int64
@@ -333,7 +350,7 @@ type gateSpec struct {
 
 // run runs the gate once against target with seed: one step, no retry of
 // a starved step (StarvedRetries 0, as slotest's default).
-func (g gateSpec) run(ctx context.Context, target load.Target, seed int64) (*report.Report, error) {
+func (g gateSpec) run(ctx context.Context, target load.Target, seed int64, baseline *report.Report) (*report.Report, error) {
 	cfg := load.DefaultPlan()
 	cfg.Target = target
 	fx, err := formats.Open(cmp.Or(g.fixture, "azure-conv-2023"))
@@ -346,6 +363,7 @@ func (g gateSpec) run(ctx context.Context, target load.Target, seed int64) (*rep
 	}
 	cfg.Fixture, cfg.Rates, cfg.Seed, cfg.SLOs = fx, []float64{g.rate}, seed, slos
 	cfg.Duration, cfg.Warmup = g.d, g.warmup
+	cfg.Baseline, cfg.BaselineTolerance = baseline, g.tolerance
 	rep, err := load.Measure(ctx, cfg)
 	if err == nil && len(rep.Steps) != 1 {
 		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))

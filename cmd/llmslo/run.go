@@ -216,15 +216,23 @@ func (f *runFlags) baselineConfig(c *load.Plan) error {
 	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
 		return errors.New("--baseline-tolerance must be positive")
 	}
-	c.BaselineTolerance, c.BaselineHint = f.baselineTolerance, "llmslo run --update-baseline"
+	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {
-		b, err := load.LoadBaseline(f.baseline, c.BaselineHint)
+		b, err := load.ReadBaseline(f.baseline)
 		if err != nil {
-			return err
+			return withRecordHint(err)
 		}
 		c.Baseline = b
 	}
 	return nil
+}
+
+// withRecordHint says how to record the baseline when err asks for it.
+func withRecordHint(err error) error {
+	if load.BaselineMissing(err) {
+		return fmt.Errorf("%w: record it with llmslo run --baseline FILE --update-baseline", err)
+	}
+	return err
 }
 
 func parseRates(s string) ([]float64, error) {
@@ -299,7 +307,7 @@ func finish(rep *report.Report, runErr error, f runFlags, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "per-request records written to %s\n", f.requestsOut)
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", runErr)
+		fmt.Fprintf(stderr, "llmslo: run stopped early: %v (the report is marked partial)\n", withRecordHint(runErr))
 	}
 	recorded := true
 	if f.updateBaseline {

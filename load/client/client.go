@@ -353,6 +353,9 @@ func (c *Client) readStream(parent, ctx context.Context, sr *streamReader, act *
 		} else {
 			sr.tmpl.learn(data, &ch)
 		}
+		if ch.hasUsage && ch.prompt == 0 && ch.completion == 0 && !ch.hasCached {
+			ch.hasUsage = false // Ollama's zeros on every event before the real usage count nothing
+		}
 		if ch.failed {
 			out.Class = ClassServerError
 			out.Err = fmt.Errorf("server error in stream after %d token events: %s", out.TokenEvents, snippet(ch.message))

@@ -176,3 +176,8 @@ func (c *Client) ModelCards(ctx context.Context) ([]ModelCard, error) {
 	}
 	return list.Data, nil
 }
+
+// ServerMessage is the message of an error response's body, in any of the
+// shapes serverMessage reads, trimmed and bounded: for probes made outside
+// a request's Outcome.
+func ServerMessage(body []byte) string { return serverMessage(body) }

@@ -92,7 +92,7 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec, Cancel: plan}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec, Cancel: plan}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 
@@ -125,7 +125,7 @@ func TestPlannedCancelOnlyClassifiesWhatItEnded(t *testing.T) {
 		sched := arrival.ConstantSchedule(100, 50*time.Millisecond) // 5 slots
 		start := time.Now()
 		rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-		d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec,
+		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec,
 			DrainTimeout: drain, Cancel: CancelPlan{Rate: 1, After: after}}
 		_, _ = d.Run(ctx)
 		s, _ := rec.Step()

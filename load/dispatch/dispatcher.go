@@ -12,16 +12,16 @@ import (
 )
 
 // DefaultDrainTimeout is how long Run waits for in-flight requests after
-// the last send when Dispatch.DrainTimeout is zero.
+// the last send when OpenLoop.DrainTimeout is zero.
 const DefaultDrainTimeout = 30 * time.Second
 
-// Dispatch sends requests on an open-loop schedule: request i goes out at
+// OpenLoop sends requests on an open-loop schedule: request i goes out at
 // start+Schedule[i] whether or not earlier ones have finished. A late
 // dispatcher sends at once and the lag is recorded (Outcome.Sent −
 // Outcome.Intended); no slot is ever skipped or shifted. The only request
 // not sent at its time is one refused by the in-flight cap, which is counted
 // as dropped: queueing it in the client would hide the server's queue.
-type Dispatch struct {
+type OpenLoop struct {
 	// Schedule holds the intended send offsets from Start, ascending.
 	Schedule []time.Duration
 	// Start is when offset zero falls. Zero means now.
@@ -53,8 +53,8 @@ type Dispatch struct {
 	senders *senders // the last Run's, for tests
 }
 
-// DispatchResult says how a dispatch ended.
-type DispatchResult struct {
+// Result says how an open-loop run ended.
+type Result struct {
 	Scheduled int
 	Sent      int // handed to the Doer
 	Dropped   int
@@ -65,15 +65,15 @@ type DispatchResult struct {
 
 // Run dispatches the schedule and waits for the drain. It returns early only
 // when ctx ends, after cancelling and recording what was in flight.
-func (d *Dispatch) Run(ctx context.Context) (DispatchResult, error) {
+func (d *OpenLoop) Run(ctx context.Context) (Result, error) {
 	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
-		return DispatchResult{}, errors.New("dispatch: Dispatch needs a Doer, a Workload and a Recorder")
+		return Result{}, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Recorder")
 	}
 	start := d.Start
 	if start.IsZero() {
 		start = time.Now()
 	}
-	res := DispatchResult{Scheduled: len(d.Schedule)}
+	res := Result{Scheduled: len(d.Schedule)}
 
 	// Requests in flight run under reqCtx, which the drain bound or the
 	// caller's cancellation ends; drainExpired tells them which it was.
@@ -148,7 +148,7 @@ dispatch:
 }
 
 // prepare builds requests ahead of the schedule on one goroutine.
-func (d *Dispatch) prepare(ctx context.Context) (<-chan workload.Request, func()) {
+func (d *OpenLoop) prepare(ctx context.Context) (<-chan workload.Request, func()) {
 	ahead := d.Prepare
 	if ahead <= 0 {
 		ahead = 256

@@ -49,12 +49,12 @@ func TestDispatchSendsEverySlotWithoutWaitingForCompletions(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Doer: doer, Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Doer: doer, Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	elapsed := time.Since(start)
 	assert.Less(t, elapsed, 2*time.Second, "the dispatcher waited for completions")
-	assert.Equal(t, DispatchResult{Scheduled: 50, Sent: 50, Drained: true, End: res.End}, res)
+	assert.Equal(t, Result{Scheduled: 50, Sent: 50, Drained: true, End: res.End}, res)
 	assert.Len(t, sent, 50)
 	seen := map[int]bool{}
 	for _, i := range sent {
@@ -79,7 +79,7 @@ func TestDispatchLateSendIsRecordedNotShifted(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: w, Doer: sleepDoer(time.Millisecond), Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: w, Doer: sleepDoer(time.Millisecond), Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 20, res.Sent)
@@ -108,7 +108,7 @@ func TestDispatchCapDropsInsteadOfQueueing(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, MaxInFlight: 4, Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, MaxInFlight: 4, Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.LessOrEqual(t, peak.Load(), int64(4))
@@ -136,7 +136,7 @@ func TestDispatchDrainBoundKeepsUnfinishedAsLowerBounds(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, DrainTimeout: 300 * time.Millisecond, Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, DrainTimeout: 300 * time.Millisecond, Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.False(t, res.Drained)
@@ -157,7 +157,7 @@ func TestDispatchCancelReturnsPromptlyAndRecordsInFlight(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	rec := observe.NewRecorder(start, 10*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(time.Hour), Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(time.Hour), Recorder: rec}
 	res, err := d.Run(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, res.Canceled)
@@ -174,7 +174,7 @@ func TestDispatchWarmupIsNotMeasured(t *testing.T) {
 	sched := arrival.ConstantSchedule(100, 400*time.Millisecond) // 40 slots
 	start := time.Now()
 	rec := observe.NewRecorder(start.Add(200*time.Millisecond), 200*time.Millisecond, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(5 * time.Millisecond), Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(5 * time.Millisecond), Recorder: rec}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 	s, _ := rec.Step()

@@ -23,7 +23,7 @@ func TestSendersReuseIdleGoroutines(t *testing.T) {
 	sched := arrival.ConstantSchedule(50, 600*time.Millisecond)
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(0), Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: sleepDoer(0), Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 30, res.Sent)
@@ -55,7 +55,7 @@ func TestSendersNeverWaitForAFreeOne(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := Dispatch{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Doer: doer, Recorder: rec}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, res.Sent)

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmslo/llmslo/load/report"
@@ -28,6 +29,7 @@ func (r *Recorder) ReportEvidence() *report.StepEvidence {
 		TTFTSecondHalf: r.ttftSecondHalf,
 		SendLag:        r.lag,
 		BodyWrite:      r.bodyWrite,
+		TTFTBlocks:     slices.Clone(r.ttftBlocks),
 	}
 	ev.Due, ev.SentInWindow, ev.DuePerS, ev.SentPerS = r.windowCounts()
 	return ev
@@ -45,6 +47,7 @@ func EvidenceOf(s *report.StepReport) (ev Evidence, ok bool) {
 	ev.LengthChecked, ev.LengthLonger = e.LengthChecked, e.LengthLonger
 	ev.Due, ev.SentInWindow = e.Due, e.SentInWindow
 	ev.DuePerS, ev.SentPerS, ev.SendLag = e.DuePerS, e.SentPerS, e.SendLag
+	ev.TTFTBlocks = e.TTFTBlocks
 	if h := e.TTFTFirstHalf; h != nil {
 		ev.TTFTFirstHalfP50, ev.FirstHalfN = h.Quantile(50), h.Count()
 	}

@@ -23,6 +23,14 @@ type PerRequestLimits struct {
 // (a fraction of the asked length, at least one token).
 type LengthCheck struct {
 	Tolerance float64
+	// InputTolerance, when larger, is the tolerance on prompt lengths:
+	// prompts sized from a fitted model rather than measured one by one
+	// come close, not exact.
+	InputTolerance float64
+	// EarlyEndAllowed says the server cannot be held to the output length
+	// (it has no ignore_eos): an output shorter than asked is counted as
+	// ended early, not as a mismatch.
+	EarlyEndAllowed bool
 }
 
 // Recorder turns outcomes into the statistics of one step. It is safe for
@@ -45,6 +53,10 @@ type Recorder struct {
 	bodyWrite                            *stats.Histogram // Sent to the request's last byte written
 	shedTime                             *stats.Histogram // intended send to the admission 503
 	ttftFirstHalf, ttftSecondHalf        *stats.Histogram
+	// ttftBlocks cut the window in report.TrendBlocks blocks of blockLen,
+	// by intended send time, for the trend checks.
+	ttftBlocks []report.TTFTBlock
+	blockLen   time.Duration
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
 	// ended), for intervals that allow for correlated observations.
@@ -65,6 +77,7 @@ type Recorder struct {
 	cachedRequests                               int
 	lengthChecked, lengthMismatched              int
 	lengthLonger                                 int // mismatches with more tokens than asked
+	lengthEndedEarly                             int // outputs shorter than asked where allowed
 	// due counts the measured requests whose time came (handed to the
 	// sender or dropped); sentInWindow those sent before the window's
 	// end; duePerS and sentPerS the same by second of the window.
@@ -98,6 +111,8 @@ func NewRecorder(measureFrom time.Time, d time.Duration, limits PerRequestLimits
 		shedTime:       stats.NewHistogram(),
 		ttftFirstHalf:  stats.NewHistogram(),
 		ttftSecondHalf: stats.NewHistogram(),
+		ttftBlocks:     make([]report.TTFTBlock, report.TrendBlocks),
+		blockLen:       d / report.TrendBlocks,
 		classes:        map[client.ErrorClass]int{},
 		messages:       NewErrorMessages(),
 		ttftC:          stats.NewClusters(),
@@ -279,6 +294,11 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	} else {
 		r.ttftSecondHalf.Record(ttft)
 	}
+	if r.blockLen > 0 {
+		if b := int(o.Intended.Sub(r.measureFrom) / r.blockLen); b >= 0 && b < len(r.ttftBlocks) {
+			r.ttftBlocks[b].Add(int64(o.PromptTokens), ttft)
+		}
+	}
 	r.observeGaps(o.First, o.ITL)
 	n := o.CompletionTokens
 	var tpot time.Duration
@@ -346,11 +366,11 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 		return
 	}
 	asked := o.Request
-	off := func(got, want int) bool {
+	off := func(got, want int, tolerance float64) bool {
 		if want <= 0 {
 			return false
 		}
-		tol := float64(want) * r.lengths.Tolerance
+		tol := float64(want) * tolerance
 		if tol < 1 {
 			tol = 1
 		}
@@ -361,7 +381,12 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 		return
 	}
 	r.lengthChecked++
-	if off(o.PromptTokens, asked.InputTokens) || off(o.CompletionTokens, asked.OutputTokens) {
+	outputOff := off(o.CompletionTokens, asked.OutputTokens, r.lengths.Tolerance)
+	if outputOff && r.lengths.EarlyEndAllowed && o.CompletionTokens < asked.OutputTokens {
+		r.lengthEndedEarly++
+		outputOff = false
+	}
+	if off(o.PromptTokens, asked.InputTokens, max(r.lengths.Tolerance, r.lengths.InputTolerance)) || outputOff {
 		r.lengthMismatched++
 		if o.PromptTokens > asked.InputTokens && asked.InputTokens > 0 ||
 			o.CompletionTokens > asked.OutputTokens && asked.OutputTokens > 0 {

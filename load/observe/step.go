@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"slices"
 	"time"
 
 	"github.com/llmslo/llmslo/load/report"
@@ -38,6 +39,9 @@ type Evidence struct {
 	Due, SentInWindow int
 	DuePerS, SentPerS []int
 	SendLag           *stats.Histogram
+	// TTFTBlocks are the window's blocks of completed requests
+	// (report.StepEvidence.TTFTBlocks).
+	TTFTBlocks []report.TTFTBlock
 }
 
 // Step summarises what the recorder holds as a step report, with the
@@ -64,6 +68,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 			Events: r.tokenEvents, MultiEvents: r.multiTokenEvents, UsageMissing: r.usageMissing,
 		},
 		LengthMismatches: r.lengthMismatched,
+		LengthEndedEarly: r.lengthEndedEarly,
 		PromptCache:      report.PromptCache{Requests: r.cachedRequests, CachedTokens: r.cachedPrompt, PromptTokens: r.cachedOf},
 		Timeline:         append([]report.Second(nil), r.timeline...),
 		Histograms: map[report.Metric]*stats.Histogram{
@@ -92,6 +97,7 @@ func (r *Recorder) Step() (report.StepReport, Evidence) {
 		LengthChecked:     r.lengthChecked,
 		LengthLonger:      r.lengthLonger,
 		SendLag:           r.lag,
+		TTFTBlocks:        slices.Clone(r.ttftBlocks),
 	}
 	ev.Due, ev.SentInWindow, ev.DuePerS, ev.SentPerS = r.windowCounts()
 	// Throughput over the time the step really ran: from its first send to

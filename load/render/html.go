@@ -133,7 +133,7 @@ func sloRows(results []report.SLOResult) []sloRow {
 			row.Interval = fmt.Sprintf("[%s, %s]", msText(r.CI95Ms[0]), msText(r.CI95Ms[1]))
 		}
 		if r.Samples == 0 {
-			row.Observed = "no samples"
+			row.Observed = "no observations"
 		}
 		if !r.Conclusive {
 			row.Result += " (" + inconclusive(r) + ")"
@@ -267,7 +267,8 @@ section.step{break-inside:avoid-page}
 <dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
 {{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
-</header>
+{{range .Report.Target.Notes}}<p class="note"><strong>target:</strong> {{.}}</p>
+{{end}}</header>
 {{with .Report.Fit}}<h2>Fit</h2>
 <p>{{.Message}}</p>{{with .Finding}}<p class="note"><b>finding ({{.Kind}})</b>: {{.Message}}. Flags: {{range $i, $f := .Flags}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{with .Report.Tune}}<h2>Tuning</h2>
@@ -301,6 +302,8 @@ section.step{break-inside:avoid-page}
 {{end}}{{$word := .NoteWord}}{{range .Notes}}<p class="note"><strong>{{$word}} ({{.Kind}}):</strong> {{.Message}}</p>
 {{end}}
 {{with .HazardsOff}}<p class="note">Hazards not judged, turned off by the run: {{join . ", "}}.</p>{{end}}
+{{range .NotJudged}}<p class="note"><strong>not judged ({{.Check}}):</strong> {{.Reason}}</p>
+{{end}}
 {{if .SLORows}}<h3>SLOs</h3><div class="wide"><table>
 <thead><tr><th>SLO</th><th>observed</th><th>95% interval</th><th>limit</th><th>samples</th><th class="result">result</th></tr></thead>
 <tbody>{{range .SLORows}}<tr><td>{{.Name}}</td><td>{{.Observed}}</td><td>{{.Interval}}</td><td>{{.Limit}}</td><td>{{.Samples}}</td><td class="result {{.Class}}">{{.Result}}</td></tr>

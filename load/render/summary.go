@@ -34,6 +34,9 @@ func Markdown(title string, r *report.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
 	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
+	for _, n := range r.Target.Notes {
+		fmt.Fprintf(&b, "_Target: %s._\n\n", n)
+	}
 	unit := "req/s"
 	if hasSessions(r) {
 		unit = "sessions/s"
@@ -59,6 +62,9 @@ func Markdown(title string, r *report.Report) string {
 		for _, h := range s.Notes {
 			fmt.Fprintf(&b, "\n- **%s** %s `%s`: %s.", s.Name, NoteWord(s), h.Kind, h.Message)
 		}
+	}
+	for _, n := range notJudgedOnce(r) {
+		fmt.Fprintf(&b, "\n- not judged `%s`: %s.", n.Check, n.Reason)
 	}
 	markdownTune(&b, r)
 	if off := hazardsOff(r); len(off) > 0 {

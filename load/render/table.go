@@ -64,6 +64,12 @@ func WriteSummary(w io.Writer, r *report.Report) {
 		}
 	}
 	writeAbandoned(w, r)
+	for _, n := range r.Target.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, n := range notJudgedOnce(r) {
+		fmt.Fprintf(w, "not judged (%s): %s\n", n.Check, n.Reason)
+	}
 	if off := hazardsOff(r); len(off) > 0 {
 		fmt.Fprintf(w, "note: hazards not judged, turned off by the run: %s\n", strings.Join(off, ", "))
 	}
@@ -109,7 +115,7 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 				ci = fmt.Sprintf("[%.1f, %.1f] ms", r.CI95Ms[0], r.CI95Ms[1])
 			}
 			if r.Samples == 0 {
-				obs = "no samples"
+				obs = "no observations"
 			}
 		}
 		res := "pass"
@@ -155,6 +161,24 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 	if len(s.HazardsOff) > 0 {
 		fmt.Fprintf(w, "  hazards not judged (turned off): %s\n", strings.Join(s.HazardsOff, ", "))
 	}
+	for _, n := range s.NotJudged {
+		fmt.Fprintf(w, "  not judged (%s): %s\n", n.Check, n.Reason)
+	}
+}
+
+// notJudgedOnce lists, once per check and in order, what some step could
+// not judge (the first step's reason stands for the rest: the steps of a
+// run share their server).
+func notJudgedOnce(r *report.Report) []report.NotJudged {
+	var out []report.NotJudged
+	for i := range r.Steps {
+		for _, n := range r.Steps[i].NotJudged {
+			if !slices.ContainsFunc(out, func(m report.NotJudged) bool { return m.Check == n.Check }) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // hazardsOff lists, once each and in order, the hazard kinds some step did
@@ -232,6 +256,9 @@ func inconclusive(r report.SLOResult) string {
 	if r.Metric == string(report.MetricErrorRate) {
 		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 	}
+	if r.Samples == 0 && r.Metric != string(report.MetricErrorRate) {
+		return "no observations"
+	}
 	if r.CI95Ms == nil {
 		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
 	}
@@ -247,6 +274,10 @@ func FailedSLO(r report.SLOResult) string {
 			ci = fmt.Sprintf(" (95%% interval %.2f%%–%.2f%%)", 100*r.CI95[0], 100*r.CI95[1])
 		}
 		return fmt.Sprintf("error_rate %.2f%%%s > %.2f%% over %d requests", 100*r.Observed, ci, 100*r.MaxRate, r.Samples)
+	}
+	if r.Samples == 0 {
+		// Nothing was measured: there is no value to compare with the limit.
+		return fmt.Sprintf("%s.p%g: no observations (limit %g ms)", r.Metric, r.Percentile, r.LimitMs)
 	}
 	ci := ""
 	if r.CI95Ms != nil {

@@ -74,8 +74,10 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.SentInWindow += e.SentInWindow
 		m.Evidence.DuePerS = addCounts(m.Evidence.DuePerS, e.DuePerS)
 		m.Evidence.SentPerS = addCounts(m.Evidence.SentPerS, e.SentPerS)
+		m.Evidence.TTFTBlocks = MergeTTFTBlocks(m.Evidence.TTFTBlocks, e.TTFTBlocks)
 		addInts(&m.Tokens, &s.Tokens) // output_per_s is recomputed below
 		m.LengthMismatches += s.LengthMismatches
+		m.LengthEndedEarly += s.LengthEndedEarly
 		addInts(&m.PromptCache, &s.PromptCache)
 		m.Timeline = addTimeline(m.Timeline, s.Timeline)
 		m.Partial = m.Partial || s.Partial

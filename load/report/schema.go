@@ -39,6 +39,10 @@ type TargetInfo struct {
 	Kind  string `json:"kind"`
 	URL   string `json:"url"`
 	Model string `json:"model"`
+	// Notes say, once for the run, what llmslo found the server not to
+	// take or not to have (token-id prompts, /tokenize, ignore_eos) and
+	// what it did instead.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Report is the JSON report of a run (docs/report.md): snake_case,
@@ -136,6 +140,19 @@ type SLOResult struct {
 	Conclusive    bool  `json:"conclusive"`
 	NeededSamples int64 `json:"needed_samples,omitempty"`
 	Pass          bool  `json:"pass"`
+	// NoObservations marks a latency SLO with nothing to judge (every
+	// request failed, or none produced the metric): it fails, and its
+	// observed value is absent, not 0 ms.
+	NoObservations bool `json:"no_observations,omitempty"`
+}
+
+// NotJudged is a check a step could not make, and why: a server without
+// vLLM's /metrics cannot show a warm cache, a growing queue or what binds
+// it, and one that reports no usage cannot have its lengths checked.
+// Nothing unjudged is silently taken as fine.
+type NotJudged struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
 }
 
 // Hazard is a reason the measurement cannot be trusted.
@@ -179,6 +196,10 @@ type StepReport struct {
 	Server           vllmapi.ServerStats `json:"server"`
 	Client           ClientStats         `json:"client"`
 	LengthMismatches int                 `json:"length_mismatches"`
+	// LengthEndedEarly counts requests whose output ended before the asked
+	// length on a server that is not held to it (no ignore_eos): they are
+	// no mismatch there, and are counted here instead.
+	LengthEndedEarly int `json:"length_ended_early,omitempty"`
 	// PromptCache sums the cached prompt tokens the server reported per
 	// request (usage.prompt_tokens_details.cached_tokens), where it did.
 	PromptCache PromptCache `json:"prompt_cache"`
@@ -200,8 +221,10 @@ type StepReport struct {
 	// HazardsOff lists the hazard kinds that were turned off for the step
 	// and so were not judged.
 	HazardsOff []string `json:"hazards_off,omitempty"`
-	Verdict    Verdict  `json:"verdict"`
-	Partial    bool     `json:"partial,omitempty"`
+	// NotJudged lists the checks the step could not make, with the reason.
+	NotJudged []NotJudged `json:"not_judged,omitempty"`
+	Verdict   Verdict     `json:"verdict"`
+	Partial   bool        `json:"partial,omitempty"`
 	// Retried lists the earlier attempts at this step that were measured
 	// again because their client was starved (load.Plan.StarvedRetries),
 	// each as its hazard's kind and message.
@@ -341,9 +364,11 @@ type Second struct {
 
 // Overload is the evidence that a step ran past the server's capacity.
 type Overload struct {
-	// GrowthPerS is the waiting queue's least-squares slope over the
-	// second half of the window: how much faster arrivals came than the
-	// server admitted them, in requests per second.
+	// GrowthPerS is how much faster arrivals came than the server
+	// admitted them, in requests per second, as the rule that fired read
+	// it: the waiting queue's least-squares slope over the window's second
+	// half, or the requests the server held more at the window's end than
+	// at its start over the window's length. Rise is the requests gained.
 	GrowthPerS float64 `json:"growth_per_s"`
 	Rise       float64 `json:"rise"`
 	Message    string  `json:"message"`

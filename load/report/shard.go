@@ -69,7 +69,9 @@ type StepEvidence struct {
 	// (LengthMismatches counts those off).
 	LengthChecked int `json:"length_checked"`
 	// TTFT of the requests due in the first and the second half of the
-	// window (not_steady), send lag and body write (client_saturation).
+	// window (for the reader: no verdict rests on them, since a trace's
+	// mix of prompt lengths moves them by itself; see TTFTBlocks), send
+	// lag and body write (client_saturation).
 	TTFTFirstHalf  *stats.Histogram `json:"ttft_first_half"`
 	TTFTSecondHalf *stats.Histogram `json:"ttft_second_half"`
 	SendLag        *stats.Histogram `json:"send_lag"`
@@ -86,4 +88,8 @@ type StepEvidence struct {
 	// LengthLonger counts the length mismatches where the server read or
 	// wrote more than asked: more work, which could slow it.
 	LengthLonger int `json:"length_longer"`
+	// TTFTBlocks are the window's TrendBlocks blocks of completed
+	// requests, by intended send time: the trend checks' evidence from
+	// the client's side, with each request's own prompt length.
+	TTFTBlocks []TTFTBlock `json:"ttft_blocks,omitempty"`
 }

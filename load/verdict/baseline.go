@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/llmslo/llmslo/load/report"
@@ -15,6 +16,10 @@ import (
 // block bootstrap at CIConfidence instead.
 const BaselineSideConfidence = 0.95
 
+// ErrBaselineStep is wrapped by CompareBaseline's errors: the baseline
+// lacks the step or one of its percentiles.
+var ErrBaselineStep = errors.New("no baseline to compare with")
+
 // CompareBaseline checks every latency SLO of st against the same step of
 // base. It is an error when base has no such step or did not measure the
 // percentile: a gate must not pass for want of something to compare with.
@@ -28,7 +33,7 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 		}
 	}
 	if bs == nil {
-		return nil, fmt.Errorf("the baseline has no step %s", st.Name)
+		return nil, fmt.Errorf("%w: the baseline has no step %s", ErrBaselineStep, st.Name)
 	}
 	var out []report.BaselineCheck
 	for _, r := range st.SLO {
@@ -37,7 +42,7 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 		}
 		b, ok := findResult(bs.SLO, r.Metric, r.Percentile)
 		if !ok || b.Samples == 0 || b.ObservedMs <= 0 {
-			return nil, fmt.Errorf("the baseline's step %s has no %s.p%g", st.Name, r.Metric, r.Percentile)
+			return nil, fmt.Errorf("%w: the baseline's step %s has no %s.p%g", ErrBaselineStep, st.Name, r.Metric, r.Percentile)
 		}
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
 			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,

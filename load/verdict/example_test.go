@@ -17,5 +17,5 @@ func ExampleParseSLO() {
 	fmt.Println(err)
 	// Output:
 	// ttft.p95 500ms ttft.p95<=500ms
-	// slo "tfft.p95<=500ms": unknown metric "tfft" (did you mean "ttft"?); valid metrics: ttft, ttft_send, itl, tpot, e2el, error_rate
+	// slo "tfft.p95<=500ms": unknown metric "tfft" (did you mean "ttft"?); valid metrics: ttft, ttft_send, itl, tpot, e2el, e2el_send, error_rate
 }

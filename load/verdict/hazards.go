@@ -43,19 +43,27 @@ type Thresholds struct {
 	// share of sends that may be late; default 0.05.
 	MaxLateFraction float64
 	MaxLateShare    float64
-	AllowDrops      bool // default false: any drop by the in-flight cap fires
+	// MinLateness: no lateness shorter than this, or than the server's
+	// median inter-token gap, counts as late: a server that steps its
+	// batch every gap cannot tell arrivals apart within one; default 1ms.
+	MinLateness time.Duration
+	AllowDrops  bool // default false: any drop by the in-flight cap fires
 	// warm_cache: observed − expected prefix-cache hit rate; default 0.10
 	MaxHitRateExcess float64
-	// Over capacity (a failure) and not_steady (only judged while every
-	// SLO passes). MaxWaitingSlope: a waiting queue growing faster than
-	// this over the step's second half, per second, is over capacity;
-	// default 0.5.
-	MaxWaitingSlope  float64
-	MaxTTFTHalfRatio float64 // second-half TTFT p50 / first-half p50; default 1.5
-	// MinTTFTRise: the second half must also be this much slower, so that a
-	// fast server's jitter (1.0 to 1.8 ms) is no trend; default 10ms.
-	MinTTFTRise    time.Duration
-	MinHalfSamples int // each half needs this many requests for the TTFT trend; default 20
+	// Over capacity (a failure) and not_steady (a hazard only where it
+	// could change the verdict). MaxWaitingSlope: a waiting queue growing
+	// faster than this over the step's second half, per second, is over
+	// capacity; default 0.5. The delay's trend (the server's queue time,
+	// or TTFT less each prompt's own effect, by block of the window) is
+	// decisive when its Theil–Sen interval lies above zero and its rise
+	// over the window is at least MinTrendRise (default 10ms: a fast
+	// server's jitter is no trend) and MinTrendRiseShare of the step's
+	// TTFT p50 (default 0.5), from MinTrendRequests requests at least
+	// (default 40).
+	MaxWaitingSlope   float64
+	MinTrendRise      time.Duration
+	MinTrendRiseShare float64
+	MinTrendRequests  int
 	// too_few_samples: observations beyond the gated percentile; default 10
 	MinTailSamples float64
 	// length_mismatch: more than MaxMismatchFraction of requests whose usage
@@ -74,10 +82,11 @@ func DefaultThresholds() Thresholds {
 		MaxLateShare:        0.05,
 		MaxSchedLatencyP99:  5 * time.Millisecond,
 		MaxHitRateExcess:    0.10,
+		MinLateness:         time.Millisecond,
 		MaxWaitingSlope:     0.5,
-		MaxTTFTHalfRatio:    1.5,
-		MinTTFTRise:         10 * time.Millisecond,
-		MinHalfSamples:      20,
+		MinTrendRise:        10 * time.Millisecond,
+		MinTrendRiseShare:   0.5,
+		MinTrendRequests:    40,
 		MinTailSamples:      10,
 		MaxMismatchFraction: 0.02,
 		LengthTolerance:     0.01,
@@ -105,10 +114,11 @@ func (th Thresholds) Resolved() Thresholds {
 	setDur(&th.MaxSchedLatencyP99, d.MaxSchedLatencyP99)
 	setF(&th.MaxHitRateExcess, d.MaxHitRateExcess)
 	setF(&th.MaxWaitingSlope, d.MaxWaitingSlope)
-	setF(&th.MaxTTFTHalfRatio, d.MaxTTFTHalfRatio)
-	setDur(&th.MinTTFTRise, d.MinTTFTRise)
-	if th.MinHalfSamples == 0 {
-		th.MinHalfSamples = d.MinHalfSamples
+	setDur(&th.MinLateness, d.MinLateness)
+	setDur(&th.MinTrendRise, d.MinTrendRise)
+	setF(&th.MinTrendRiseShare, d.MinTrendRiseShare)
+	if th.MinTrendRequests == 0 {
+		th.MinTrendRequests = d.MinTrendRequests
 	}
 	setF(&th.MinTailSamples, d.MinTailSamples)
 	setF(&th.MaxMismatchFraction, d.MaxMismatchFraction)
@@ -132,8 +142,9 @@ func (th Thresholds) Validate() error {
 		"MaxSendLagP99": float64(th.MaxSendLagP99), "MinAchievedRatio": th.MinAchievedRatio,
 		"MinWindowRatio": th.MinWindowRatio, "MaxLateFraction": th.MaxLateFraction, "MaxLateShare": th.MaxLateShare,
 		"MaxSchedLatencyP99": float64(th.MaxSchedLatencyP99), "MaxHitRateExcess": th.MaxHitRateExcess,
-		"MaxWaitingSlope": th.MaxWaitingSlope, "MaxTTFTHalfRatio": th.MaxTTFTHalfRatio, "MinTTFTRise": float64(th.MinTTFTRise),
-		"MinHalfSamples": float64(th.MinHalfSamples), "MinTailSamples": th.MinTailSamples,
+		"MaxWaitingSlope": th.MaxWaitingSlope, "MinTrendRise": float64(th.MinTrendRise),
+		"MinTrendRiseShare": th.MinTrendRiseShare, "MinTrendRequests": float64(th.MinTrendRequests),
+		"MinLateness": float64(th.MinLateness), "MinTailSamples": th.MinTailSamples,
 		"MaxMismatchFraction": th.MaxMismatchFraction, "LengthTolerance": th.LengthTolerance,
 	} {
 		if v < 0 {
@@ -155,9 +166,12 @@ type stepEvidence struct {
 	inProcessServer bool
 	slos            []SLO
 	strict          bool
-	// passing: every SLO held and the server was not over capacity, so
-	// only a hazard stands between the step and a pass.
+	// passing: every SLO held, nothing regressed against the baseline
+	// and the server was not over capacity, so only a hazard stands
+	// between the step and a pass.
 	passing bool
+	// baseline is the paired baseline's trend for the same step, if any.
+	baseline *trend
 }
 
 // finding is what one hazard check saw. A hazard whose evidence was seen

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/vllmapi"
@@ -49,23 +48,6 @@ func TestTooFewSamples(t *testing.T) {
 	f = tooFewSamples(stepWithTTFT(500, 2*time.Second, p99), stepEvidence{slos: p99}, th)
 	assert.False(t, f.decides)
 	assert.Contains(t, f.Message, "wholly above the limit")
-}
-
-func TestNotSteadyOnlyJudgesPassingSteps(t *testing.T) {
-	th := DefaultThresholds()
-	ev := stepEvidence{passing: true, Evidence: observe.Evidence{FirstHalfN: 50, SecondHalfN: 50, TTFTFirstHalfP50: 100 * time.Millisecond, TTFTSecondHalfP50: 400 * time.Millisecond}}
-	s := &report.StepReport{}
-	f := notSteady(s, ev, th)
-	assert.True(t, f.decides)
-	assert.Contains(t, f.Message, "TTFT p50 rose from 100.0 ms in the first half to 400.0 ms")
-	ev.passing = false
-	assert.False(t, notSteady(s, ev, th).seen, "a failing step fails")
-	ev.passing = true
-	ev.TTFTSecondHalfP50 = 120 * time.Millisecond
-	assert.False(t, notSteady(s, ev, th).seen)
-	// A fast server's jitter: 1.0 ms to 1.8 ms is a large ratio but no queue.
-	ev.TTFTFirstHalfP50, ev.TTFTSecondHalfP50 = time.Millisecond, 1800*time.Microsecond
-	assert.False(t, notSteady(s, ev, th).seen)
 }
 
 func TestWarmCacheThreshold(t *testing.T) {

@@ -63,6 +63,7 @@ func judgeLatency(h *stats.Histogram, cl *stats.Clusters, slo SLO, strict bool) 
 		NeededSamples: stats.MinSamplesForCI(slo.Percentile, CIConfidence),
 	}
 	if h == nil || h.Count() == 0 {
+		res.NoObservations = true
 		return res // nothing measured: no pass
 	}
 	res.Samples = h.Count()
@@ -108,9 +109,10 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 
 // verdictOf applies the verdict rules, in order (docs/verdicts.md):
 //
-//  1. A conclusive SLO failure (its whole 95% interval over the limit), or
-//     a server over capacity (its waiting queue growing through the
-//     window), fails the step, whatever else was found, unless a hazard
+//  1. A conclusive SLO failure (its whole 95% interval over the limit), a
+//     regression against the baseline (the ratio's whole interval over
+//     the tolerance), or a server over capacity (its queue growing through
+//     the window), fails the step, whatever else was found, unless a hazard
 //     that could have caused it is present: a late client
 //     (client_saturation) or a server that did not generate the asked
 //     lengths (length_mismatch). Neither can cause errors: a conclusive
@@ -130,6 +132,7 @@ func verdictOf(j Judgement) report.Verdict {
 			errorsFail = errorsFail || (r.Conclusive && r.Metric == string(report.MetricErrorRate))
 		}
 	}
+	conclusiveFail = conclusiveFail || len(Regressions(j.Baseline)) > 0
 	causal := j.hasHazard(HazardClientSaturation) || j.hasHazard(HazardLengthMismatch)
 	changedLoad := slices.ContainsFunc(j.Hazards, func(h report.Hazard) bool { return h.ChangedLoad })
 	switch {
@@ -150,8 +153,9 @@ func verdictOf(j Judgement) report.Verdict {
 }
 
 // DefaultErrorRate is the error-rate SLO that applies when none is given:
-// listing latency SLOs never switches the error guard off.
-var DefaultErrorRate = SLO{Metric: report.MetricErrorRate, MaxRate: 0.01}
+// listing latency SLOs never switches the error guard off. A function, so
+// that no caller can change the guard for every other.
+func DefaultErrorRate() SLO { return SLO{Metric: report.MetricErrorRate, MaxRate: 0.01} }
 
 // Guarded returns slos with DefaultErrorRate added when they hold no
 // error_rate SLO of their own.
@@ -161,7 +165,7 @@ func Guarded(slos []SLO) []SLO {
 			return slos
 		}
 	}
-	return append(slices.Clone(slos), DefaultErrorRate)
+	return append(slices.Clone(slos), DefaultErrorRate())
 }
 
 // Check checks one SLO against a step, as the step's own SLOs were.
@@ -187,6 +191,16 @@ type Config struct {
 	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown).
 	MaxNumSeqs int
 	Thresholds Thresholds
+	// Baseline, when set, is the recorded run each step is compared with
+	// (CompareBaseline) at BaselineTolerance: a regression fails the step
+	// as a conclusive SLO failure does. Seed is this run's; the same seed
+	// as the baseline's pairs the comparison.
+	Baseline          *report.Report
+	BaselineTolerance float64
+	Seed              int64
+	// OutputMayEndEarly says the server cannot be held to the asked output
+	// length (no ignore_eos); the step then says so (NotJudged).
+	OutputMayEndEarly bool
 }
 
 // Judge decides the step's SLO results, over-capacity finding, hazards,
@@ -204,14 +218,19 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	j.Apply(&judged)
 	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
 		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
+	if c.Baseline != nil {
+		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.Seed, c.BaselineTolerance)
+		sev.baseline = baselineTrend(c, s, th)
+	}
 	j.Overload = overCapacity(&judged, sev, th)
 	j.Apply(&judged)
-	sev.passing = j.Overload == nil
+	sev.passing = j.Overload == nil && len(Regressions(j.Baseline)) == 0
 	for _, r := range j.SLO {
 		sev.passing = sev.passing && r.Pass
 	}
 	j.Hazards, j.Notes = findHazards(&judged, sev, th)
 	j.HazardsOff = append([]string(nil), th.Off...)
+	j.NotJudged = notJudged(&judged, ev, c)
 	j.Verdict = verdictOf(j)
 	j.settle()
 	j.Apply(&judged)

@@ -16,14 +16,23 @@ type Judgement struct {
 	Hazards    []report.Hazard
 	Notes      []report.Hazard
 	HazardsOff []string
+	NotJudged  []report.NotJudged
 	Verdict    report.Verdict
 	Binding    *report.Binding
+	// Baseline holds the comparison with Config.Baseline; BaselineErr
+	// says why the step could not be compared (the baseline has no such
+	// step, or did not measure the percentile), which a gate must not
+	// take for a pass.
+	Baseline    []report.BaselineCheck
+	BaselineErr error
 }
 
 // Apply writes the judgement into s, replacing whatever judgement s held.
 func (j Judgement) Apply(s *report.StepReport) {
 	s.SLO, s.Overload, s.Hazards, s.Notes = j.SLO, j.Overload, j.Hazards, j.Notes
 	s.HazardsOff, s.Verdict, s.Binding = j.HazardsOff, j.Verdict, j.Binding
+	s.Baseline = j.Baseline
+	s.NotJudged = j.NotJudged
 }
 
 // hasHazard reports whether the judgement found a hazard of the kind.

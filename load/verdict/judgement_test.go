@@ -99,7 +99,7 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 
 					j.Apply(s)
 					assert.Equal(t, j, Judgement{SLO: s.SLO, Overload: s.Overload, Hazards: s.Hazards, Notes: s.Notes,
-						HazardsOff: s.HazardsOff, Verdict: s.Verdict, Binding: s.Binding}, "Apply writes the judgement")
+						HazardsOff: s.HazardsOff, NotJudged: s.NotJudged, Verdict: s.Verdict, Binding: s.Binding}, "Apply writes the judgement")
 					prior.Apply(s) // the earlier judgement back: what else Apply wrote would show
 					restored, err := json.Marshal(s)
 					require.NoError(t, err)

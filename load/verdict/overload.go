@@ -43,7 +43,7 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 	if limit <= 0 {
 		limit = DefaultShedP99
 	}
-	g := &report.OverloadGate{ShedLimitMs: ms(limit), Shed: s.Shed, ErrorRateLimit: DefaultErrorRate.MaxRate}
+	g := &report.OverloadGate{ShedLimitMs: ms(limit), Shed: s.Shed, ErrorRateLimit: DefaultErrorRate().MaxRate}
 	if q := s.Server.QueueTime; q != nil && q.Count > 0 {
 		g.WorstQueueWaitS, g.WorstQueueWaitOver = q.MaxS, q.Over
 	}

@@ -73,7 +73,7 @@ func TestErrorGuardIsAlwaysOn(t *testing.T) {
 	latencyOnly := []SLO{{Metric: report.MetricTTFT, Percentile: 50, Limit: 1e9}}
 	g := Guarded(latencyOnly)
 	assert.Len(t, g, 2)
-	assert.Equal(t, DefaultErrorRate, g[1])
+	assert.Equal(t, DefaultErrorRate(), g[1])
 	assert.Len(t, latencyOnly, 1, "the caller's slice is left alone")
 	own := []SLO{{Metric: report.MetricErrorRate, MaxRate: 0.05}}
 	assert.Equal(t, own, Guarded(own), "an explicit error_rate SLO is the only one")

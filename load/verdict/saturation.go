@@ -105,8 +105,9 @@ func loadChanges(s *report.StepReport, ev stepEvidence, th Thresholds) (changed,
 // lateSends counts the sends late by more than MaxLateFraction of the
 // longer of the mean gap between arrivals and the median service time:
 // lateness shorter than both neither bunches arrivals nor changes what the
-// server has in hand. late is true when the 95% interval of their share
-// lies above MaxLateShare.
+// server has in hand. Nor does lateness under the server's own time
+// granularity (lateFloor). late is true when the 95% interval of their
+// share lies above MaxLateShare.
 func lateSends(s *report.StepReport, ev stepEvidence, th Thresholds) (msg string, late bool) {
 	lag := ev.SendLag
 	if lag == nil || lag.Count() == 0 || ev.Due == 0 || s.DurationS <= 0 {
@@ -115,14 +116,33 @@ func lateSends(s *report.StepReport, ev stepEvidence, th Thresholds) (msg string
 	gap := time.Duration(s.DurationS / float64(ev.Due) * float64(time.Second))
 	svc := serviceTime(s)
 	limit := time.Duration(th.MaxLateFraction * float64(max(gap, svc)))
+	floor, floorWhy := lateFloor(s, th)
+	why := fmt.Sprintf("%.0f%% of the longer of the mean gap between arrivals, %.1f ms, and the median service time, %.1f ms",
+		100*th.MaxLateFraction, ms(gap), ms(svc))
+	if floor > limit {
+		limit, why = floor, floorWhy
+	}
 	n, k := lag.Count(), lag.CountAbove(limit)
 	lo, hi := stats.WilsonInterval(k, n, CIConfidence)
-	msg = fmt.Sprintf("%d of %d sends were late by more than %.1f ms (%.0f%% of the longer of the mean gap between arrivals, %.1f ms, and the median service time, %.1f ms)",
-		k, n, ms(limit), 100*th.MaxLateFraction, ms(gap), ms(svc))
+	msg = fmt.Sprintf("%d of %d sends were late by more than %.1f ms (%s)", k, n, ms(limit), why)
 	if lo <= th.MaxLateShare {
 		return msg, false
 	}
 	return fmt.Sprintf("%s: %.1f%%, 95%% interval %.1f–%.1f%%, over the %.0f%% allowed", msg, 100*float64(k)/float64(n), 100*lo, 100*hi, 100*th.MaxLateShare), true
+}
+
+// lateFloor is the shortest lateness that can matter to the server: its
+// median inter-token gap (it admits arrivals at the step between two
+// tokens, so two arrivals within one gap are treated alike) or
+// MinLateness, the longer. At thousands of requests a second, a quarter
+// of a 0.2 ms service time is below what a loaded kernel's timers resolve.
+func lateFloor(s *report.StepReport, th Thresholds) (time.Duration, string) {
+	floor, why := th.MinLateness, fmt.Sprintf("the floor of %.1f ms under which no server tells arrivals apart", ms(th.MinLateness))
+	if h := s.Histograms[report.MetricITL]; h != nil && h.Count() > 0 && h.Quantile(50) > floor {
+		floor = h.Quantile(50)
+		why = fmt.Sprintf("the server's median inter-token gap, %.1f ms: arrivals within one step of its batch are treated alike", ms(floor))
+	}
+	return floor, why
 }
 
 // serviceTime is the median time the server took over a request, from its

@@ -14,7 +14,15 @@ import (
 // sloMetrics is the order the metrics are listed in errors.
 var sloMetrics = []report.Metric{report.MetricTTFT, report.MetricTTFTSend, report.MetricITL, report.MetricTPOT, report.MetricE2EL, report.MetricE2ELSend, report.MetricErrorRate}
 
-const sloMetricList = "ttft, ttft_send, itl, tpot, e2el, error_rate"
+// sloMetricList names them for errors, from the list itself so that it
+// cannot fall behind.
+var sloMetricList = func() string {
+	names := make([]string, len(sloMetrics))
+	for i, m := range sloMetrics {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}()
 
 // SLO is one objective: a latency percentile at or under a limit, or the
 // fraction of failed requests at or under a maximum.

@@ -57,7 +57,7 @@ func TestParseSLOErrors(t *testing.T) {
 	tests := []struct {
 		name, in, says string
 	}{
-		{"unknown metric", "latency.p95<=1s", `unknown metric "latency"; valid metrics: ttft, ttft_send, itl, tpot, e2el, error_rate`},
+		{"unknown metric", "latency.p95<=1s", `unknown metric "latency"; valid metrics: ttft, ttft_send, itl, tpot, e2el, e2el_send, error_rate`},
 		{"typo", "tfft.p95<=500ms", `unknown metric "tfft" (did you mean "ttft"?)`},
 		{"typo in error_rate", "eror_rate<=1%", `(did you mean "error_rate"?)`},
 		{"missing percentile", "ttft<=500ms", "ttft needs a percentile, as ttft.p95<=LIMIT"},

@@ -28,6 +28,10 @@ type ServerSample struct {
 	// QueueTime is vllm:request_queue_time_seconds' cumulative buckets,
 	// summed over series; nil when the server has no such histogram.
 	QueueTime *Buckets
+	// QueueTimeSum and QueueTimeCount are the queue-time histogram's sum
+	// (seconds) and count: requests that left the waiting queue, and how
+	// long they waited in all.
+	QueueTimeSum, QueueTimeCount float64
 }
 
 // metric names, V1 first and their pre-V1 spellings after: a server of
@@ -39,6 +43,7 @@ var (
 	namesQueries  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
 	namesHits     = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
 	namesPreempts = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+	nameQueueTime = "vllm:request_queue_time_seconds"
 )
 
 // ParseServerMetrics reads vLLM's Prometheus text exposition. It fails when
@@ -82,10 +87,13 @@ func ParseServerMetrics(r io.Reader) (ServerSample, error) {
 	s.PrefixQueries = sum(namesQueries, false)
 	s.PrefixHits = sum(namesHits, false)
 	s.Preemptions = sum(namesPreempts, false)
-	for _, n := range namesQueueTime {
-		if f, ok := fams[n]; ok {
-			s.QueueTime = histBuckets(f)
-			break
+	if f, ok := fams[nameQueueTime]; ok {
+		s.QueueTime = histBuckets(f)
+		for _, m := range f.GetMetric() {
+			if h := m.GetHistogram(); h != nil {
+				s.QueueTimeSum += h.GetSampleSum()
+				s.QueueTimeCount += float64(h.GetSampleCount())
+			}
 		}
 	}
 	return s, nil
@@ -153,6 +161,13 @@ type ServerStats struct {
 	// at its plateau while requests wait is bound by its batch size.
 	MaxRunning        float64 `json:"max_running"`
 	RunningAtMaxShare float64 `json:"running_at_max_share"`
+	// QueuedShare is the share of the window's samples with a request
+	// waiting: a server that always has one is saturated, admitting as
+	// fast as it can. InSystemGrowth is running plus waiting at the
+	// window's end less at its start: arrivals less completions over the
+	// window, every request counted (the warm-up's too).
+	QueuedShare    float64 `json:"queued_share"`
+	InSystemGrowth float64 `json:"in_system_growth"`
 	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
 	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
 	MaxNumSeqs int `json:"max_num_seqs,omitempty"`
@@ -160,8 +175,13 @@ type ServerStats struct {
 	// before they were first scheduled, over the same span as the
 	// counters (absent when the server has no queue-time histogram).
 	QueueTime *QueueTime `json:"queue_time,omitempty"`
-	Samples   int        `json:"samples"`
-	Error     string     `json:"error,omitempty"`
+	// QueueTimeBlocks cuts the window in report.TrendBlocks blocks (fewer when
+	// scrapes were sparse) and gives each the requests that left the
+	// server's waiting queue in it and their mean wait: the server's own
+	// record of the delay it added, which a prompt's length does not move.
+	QueueTimeBlocks []QueueBlock `json:"queue_time_blocks,omitempty"`
+	Samples         int          `json:"samples"`
+	Error           string       `json:"error,omitempty"`
 }
 
 // Scraper polls a server's /metrics once per interval during a step.
@@ -304,7 +324,12 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 		if st.MaxRunning > 0 && x.Running >= st.MaxRunning-0.5 {
 			st.RunningAtMaxShare += 1 / float64(len(window))
 		}
+		if x.Waiting >= 1 {
+			st.QueuedShare += 1 / float64(len(window))
+		}
 	}
+	st.InSystemGrowth = (window[len(window)-1].Running + window[len(window)-1].Waiting) - (window[0].Running + window[0].Waiting)
+	st.QueueTimeBlocks = queueBlocks(window, from, until)
 	half := window[len(window)/2:]
 	st.WaitingSlopePerS = waitingSlope(half)
 	if len(half) >= 3 {

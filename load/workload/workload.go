@@ -26,6 +26,9 @@ type Options struct {
 	// API chooses token-id prompts (completions, the default) or text
 	// prompts as one user message (chat).
 	API API
+	// TextPrompts sends completions prompts as text, sized as chat
+	// prompts are: for servers that reject token-id prompts.
+	TextPrompts bool
 	// VocabMin and VocabMax bound token ids to [VocabMin, VocabMax);
 	// defaults DefaultVocabMin and DefaultVocabMax.
 	VocabMin, VocabMax int
@@ -194,7 +197,7 @@ func (w *Generator) Calibration() CalibrationStats {
 func (w *Generator) request(ctx context.Context, i int) Request {
 	sh := w.Shape(i)
 	req := Request{Index: i, InputTokens: sh.Input, OutputTokens: sh.Output}
-	if w.opts.API == APICompletions {
+	if w.opts.API == APICompletions && !w.opts.TextPrompts {
 		req.PromptIDs = w.tokens.IDs(i, sh)
 		return req
 	}

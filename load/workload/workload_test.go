@@ -352,3 +352,15 @@ func TestTextWithoutTokenizerUsesTheModel(t *testing.T) {
 	_, err = FitTextModel(nil, nil)
 	assert.Error(t, err)
 }
+
+// For a server that refuses token ids, completions prompts are text sized
+// by the model fitted to its usage: Overhead tokens of its own, then one
+// word a token at 1 token a word.
+func TestTextPromptsOnCompletions(t *testing.T) {
+	w, err := New(mustOpen(t, "fixed:64:8"), Options{Seed: 1, TextPrompts: true, Text: TextModel{TokensPerWord: 1, Overhead: 1}})
+	require.NoError(t, err)
+	r := w.Request(0)
+	assert.Empty(t, r.PromptIDs)
+	assert.Len(t, strings.Fields(r.Prompt), 63)
+	assert.Equal(t, 64, r.InputTokens)
+}
