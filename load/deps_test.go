@@ -42,7 +42,7 @@ var layers = []string{
 	"fixtures", "fixtures/formats",
 	"load/stats", "load/vllmapi", "load/arrival",
 	"load/workload", "load/client", "load/report",
-	"load/dispatch", "load/observe", "load/verdict",
+	"load/dispatch", "load/observe", "load/verdict", "load/tune",
 	"load/render", "load",
 }
 

@@ -22,6 +22,7 @@ func WithOverload(shedP99 time.Duration) Option {
 // logFit logs what Fit read before the first step, and its finding: a
 // finding fails nothing.
 func logFit(t testing.TB, f *report.Fit) {
+	t.Helper()
 	if f == nil {
 		return
 	}

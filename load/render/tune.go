@@ -32,11 +32,11 @@ func WriteTune(w io.Writer, r *report.Report) {
 		fmt.Fprintln(w, "tune: "+t.CannotChange)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tchange\tknee (req/s)\tbinding\tkept\twhy")
+	fmt.Fprintln(tw, "#\tserver flags\tknee (req/s)\tbinding\tkept\twhy")
 	for i, it := range t.Iterations {
-		change := it.Change
-		if change == "" {
-			change = "(as given)"
+		flags := strings.Join(it.Args, " ")
+		if flags == "" {
+			flags = "(none)"
 		}
 		fail := "-"
 		if it.FailRate > 0 {
@@ -46,7 +46,7 @@ func WriteTune(w io.Writer, r *report.Report) {
 		if it.Kept {
 			kept = "yes"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t[%.4g, %s]\t%s\t%s\t%s\n", i+1, change, it.PassRate, fail, dash(it.Binding), kept, it.Why)
+		fmt.Fprintf(tw, "%d\t%s\t[%.4g, %s]\t%s\t%s\t%s\n", i+1, flags, it.PassRate, fail, dash(it.Binding), kept, it.Why)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "stopped: %s\nfinal flags: %s\n", t.Stop, t.Command)

@@ -7,10 +7,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// namesQueueTime is vLLM's histogram of the time each request waited
-// before its first scheduling.
-var namesQueueTime = []string{"vllm:request_queue_time_seconds"}
-
 // Bucket is one cumulative bucket of a Prometheus histogram: Count
 // observations at or below UpperBound seconds.
 type Bucket struct {

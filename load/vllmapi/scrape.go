@@ -43,6 +43,9 @@ var (
 	namesQueries  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
 	namesHits     = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
 	namesPreempts = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+	// namesQueueTime is vLLM's histogram of the time each request waited
+	// before it was first scheduled.
+	namesQueueTime = []string{"vllm:request_queue_time_seconds"}
 )
 
 // ParseServerMetrics reads vLLM's Prometheus text exposition. It fails when
