@@ -33,7 +33,7 @@ func WithBaseline(path string, tolerance float64) Option {
 	if tolerance <= 0 {
 		tolerance = DefaultBaselineTolerance
 	}
-	return func(c *Config) { c.baselinePath, c.BaselineTolerance = path, tolerance }
+	return func(c *config) { c.baselinePath, c.BaselineTolerance = path, tolerance }
 }
 
 // withRecordHint says how to record the baseline when err asks for it.

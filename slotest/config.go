@@ -19,14 +19,14 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// Config is a gate as its options describe it: the load.Plan they set
+// config is a gate as its options describe it: the load.Plan they set
 // directly (durations, rates, thresholds, …) and the inputs that slotest
 // resolves when the gate runs: the target's name (SLOTEST_TARGET overrides
 // it), the fixture's name or path, the baseline's path and the report
 // directory. Options that take text (WithArrival, WithSLO) parse it once,
-// when applied. NewConfig fills the defaults; Options change them; Build
+// when applied. newConfig fills the defaults; Options change them; build
 // turns it into the typed plan load.Measure takes.
-type Config struct {
+type config struct {
 	load.Plan
 
 	target, model string
@@ -42,9 +42,9 @@ type Config struct {
 // ShortDivisor shortens steps and warm-ups under go test -short.
 const ShortDivisor = 4
 
-// NewConfig returns the defaults with opts applied in order.
-func NewConfig(opts ...Option) Config {
-	c := Config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: vllmStarter{}}
+// newConfig returns the defaults with opts applied in order.
+func newConfig(opts ...Option) config {
+	c := config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: vllmStarter{}}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -54,12 +54,12 @@ func NewConfig(opts ...Option) Config {
 // NewPlan is the plan the options describe, as Run would measure it
 // without the environment (SLOTEST_*) and -short: for programs and
 // examples that call load.Measure or load.Sweep themselves.
-func NewPlan(opts ...Option) (load.Plan, error) { return NewConfig(opts...).Build() }
+func NewPlan(opts ...Option) (load.Plan, error) { return newConfig(opts...).build() }
 
-// Build completes the typed plan with what the options could not parse on
+// build completes the typed plan with what the options could not parse on
 // their own: the target, the fixture (read from its file when it is a
 // path) and the baseline. It returns the first option's error, if any.
-func (c Config) Build() (load.Plan, error) {
+func (c config) build() (load.Plan, error) {
 	p := c.Plan
 	if c.err != nil {
 		return p, c.err
@@ -81,7 +81,7 @@ func (c Config) Build() (load.Plan, error) {
 
 // targetOf is the target the config names, with the environment's model
 // and image for the vllm target and the environment's API key.
-func (c Config) targetOf() (load.Target, error) {
+func (c config) targetOf() (load.Target, error) {
 	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: c.sim, Starter: c.container}
 	if strings.TrimSpace(c.target) == targets.VLLM {
 		o.Model = firstNonEmpty(c.model, os.Getenv(EnvModel))
@@ -93,30 +93,30 @@ func (c Config) targetOf() (load.Target, error) {
 	return targets.Parse(c.target, o)
 }
 
-// Option changes a Config.
-type Option func(*Config)
+// Option changes a config.
+type Option func(*config)
 
 // setErr keeps the first option error, named for the test's log.
-func (c *Config) setErr(err error) {
+func (c *config) setErr(err error) {
 	if err != nil && c.err == nil {
 		c.err = fmt.Errorf("slotest: %w", err)
 	}
 }
 
 // WithTarget chooses the server: "sim", "vllm" or a URL.
-func WithTarget(target string) Option { return func(c *Config) { c.target = target } }
+func WithTarget(target string) Option { return func(c *config) { c.target = target } }
 
 // WithModel sets the model requests carry (and the vllm target serves).
-func WithModel(model string) Option { return func(c *Config) { c.model = model } }
+func WithModel(model string) Option { return func(c *config) { c.model = model } }
 
 // WithSim configures the simulator target.
-func WithSim(cfg vllmsim.Config) Option { return func(c *Config) { c.sim = cfg } }
+func WithSim(cfg vllmsim.Config) Option { return func(c *config) { c.sim = cfg } }
 
 // WithVLLMOptions adds options for the vllm target's container (see
 // package containers/vllm), after the defaults (the model, dev mode). It
 // puts slotest's testcontainers-go starter in place if another was set.
 func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
-	return func(c *Config) {
+	return func(c *config) {
 		s, _ := c.container.(vllmStarter)
 		s.opts = append(slices.Clip(s.opts), opts...)
 		c.container = s
@@ -125,16 +125,16 @@ func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
 
 // WithFixture chooses the workload: a shipped fixture name, fixed:IN:OUT,
 // random:IN:OUT[:RANGE], or a path.
-func WithFixture(nameOrPath string) Option { return func(c *Config) { c.fixture = nameOrPath } }
+func WithFixture(nameOrPath string) Option { return func(c *config) { c.fixture = nameOrPath } }
 
 // WithRates sets the rate steps, in requests per second.
 func WithRates(rates ...float64) Option {
-	return func(c *Config) { c.Rates = append([]float64(nil), rates...) }
+	return func(c *config) { c.Rates = append([]float64(nil), rates...) }
 }
 
 // WithArrival sets the arrival process (default poisson).
 func WithArrival(spec string) Option {
-	return func(c *Config) {
+	return func(c *config) {
 		a, err := arrival.Parse(spec)
 		c.setErr(err)
 		c.Arrival = a
@@ -142,21 +142,21 @@ func WithArrival(spec string) Option {
 }
 
 // WithDuration sets each step's measured duration (default 60s).
-func WithDuration(d time.Duration) Option { return func(c *Config) { c.Duration = d } }
+func WithDuration(d time.Duration) Option { return func(c *config) { c.Duration = d } }
 
 // WithWarmup sets each step's unmeasured warm-up (default 10s).
-func WithWarmup(d time.Duration) Option { return func(c *Config) { c.Warmup = d } }
+func WithWarmup(d time.Duration) Option { return func(c *config) { c.Warmup = d } }
 
 // WithSeed seeds sampling and arrivals (default 1).
-func WithSeed(seed int64) Option { return func(c *Config) { c.Seed = seed } }
+func WithSeed(seed int64) Option { return func(c *config) { c.Seed = seed } }
 
 // WithAPI chooses the completions (default) or the chat API.
-func WithAPI(api workload.API) Option { return func(c *Config) { c.API = api } }
+func WithAPI(api workload.API) Option { return func(c *config) { c.API = api } }
 
 // WithSLO replaces the default SLOs with the given expressions, such as
 // "ttft.p95<=500ms" or "error_rate<=1%".
 func WithSLO(exprs ...string) Option {
-	return func(c *Config) {
+	return func(c *config) {
 		slos, err := verdict.ParseSLOs(exprs)
 		c.setErr(err)
 		c.SLOs = slos
@@ -164,7 +164,7 @@ func WithSLO(exprs ...string) Option {
 }
 
 // WithStrict makes latency SLOs pass only on a conclusive interval.
-func WithStrict() Option { return func(c *Config) { c.Strict = true } }
+func WithStrict() Option { return func(c *config) { c.Strict = true } }
 
 // WithStarvedRetries measures a step again, up to n times, when its only
 // hazard is client_saturation: a gate on a shared CI machine whose client
@@ -172,46 +172,46 @@ func WithStrict() Option { return func(c *Config) { c.Strict = true } }
 // attempt is logged and listed in the step's report (retried); any other
 // hazard or an SLO violation is final at once. A gate run as a shard
 // (SLOTEST_START_AT) measures each step once: its steps keep the shared clock.
-func WithStarvedRetries(n int) Option { return func(c *Config) { c.StarvedRetries = n } }
+func WithStarvedRetries(n int) Option { return func(c *config) { c.StarvedRetries = n } }
 
 // WithMaxInFlight caps requests in flight; requests over the cap are
 // dropped and flagged, never queued.
-func WithMaxInFlight(n int) Option { return func(c *Config) { c.MaxInFlight = n } }
+func WithMaxInFlight(n int) Option { return func(c *config) { c.MaxInFlight = n } }
 
 // WithSalt turns per-run prompt salting on or off (default on).
-func WithSalt(on bool) Option { return func(c *Config) { c.Salt = on } }
+func WithSalt(on bool) Option { return func(c *config) { c.Salt = on } }
 
 // WithResetPrefixCache turns the reset before each step on or off
 // (default on).
-func WithResetPrefixCache(on bool) Option { return func(c *Config) { c.ResetPrefixCache = on } }
+func WithResetPrefixCache(on bool) Option { return func(c *config) { c.ResetPrefixCache = on } }
 
 // WithResetRunningRequests lets that reset preempt the requests a server
 // still runs when it does not go idle in time (vLLM's
 // reset_running_requests; default off: they are recomputed).
 func WithResetRunningRequests(on bool) Option {
-	return func(c *Config) { c.ResetRunningRequests = on }
+	return func(c *config) { c.ResetRunningRequests = on }
 }
 
 // WithThresholds adjusts the hazard thresholds.
-func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *Config) { f(&c.Thresholds) } }
+func WithThresholds(f func(*verdict.Thresholds)) Option { return func(c *config) { f(&c.Thresholds) } }
 
 // WithReportDir writes report.json (and report.html) into dir.
-func WithReportDir(dir string) Option { return func(c *Config) { c.reportDir = dir } }
+func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
 
 // WithProgress writes progress to w as to a log: a line every 10 s while
 // a step runs, and one when it ends.
-func WithProgress(w io.Writer) Option { return func(c *Config) { c.Progress = progress.Plain(w) } }
+func WithProgress(w io.Writer) Option { return func(c *config) { c.Progress = progress.Plain(w) } }
 
 // WithMaxModelLen clips requests to n tokens of prompt and output.
-func WithMaxModelLen(n int) Option { return func(c *Config) { c.MaxModelLen = n } }
+func WithMaxModelLen(n int) Option { return func(c *config) { c.MaxModelLen = n } }
 
 // WithDrainTimeout bounds the wait for in-flight requests after each step.
-func WithDrainTimeout(d time.Duration) Option { return func(c *Config) { c.DrainTimeout = d } }
+func WithDrainTimeout(d time.Duration) Option { return func(c *config) { c.DrainTimeout = d } }
 
 // WithStallTimeout abandons a request whose response sends nothing for d;
 // it then counts as a failure and enters TTFT as a lower bound.
-func WithStallTimeout(d time.Duration) Option { return func(c *Config) { c.StallTimeout = d } }
+func WithStallTimeout(d time.Duration) Option { return func(c *config) { c.StallTimeout = d } }
 
 // WithRequestTimeout abandons a request that takes longer than d in all,
 // counted as WithStallTimeout's are.
-func WithRequestTimeout(d time.Duration) Option { return func(c *Config) { c.RequestTimeout = d } }
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.RequestTimeout = d } }

@@ -14,7 +14,7 @@ import (
 // every run. They are counted as requests.abandoned: not failures, and out
 // of the error rate, goodput and the latency percentiles.
 func WithCancel(rate float64, after time.Duration) Option {
-	return func(c *Config) { c.CancelRate, c.CancelAfter = rate, after }
+	return func(c *config) { c.CancelRate, c.CancelAfter = rate, after }
 }
 
 // closeRecords closes the per-request records (requests.jsonl next to the

@@ -7,9 +7,9 @@ import "time"
 // a coding agent's sessions ten times faster on the client's side, the
 // server's response times untouched. See docs/sessions.md.
 func WithThinkTimeScale(scale float64) Option {
-	return func(c *Config) { c.ThinkTimeScale = scale }
+	return func(c *config) { c.ThinkTimeScale = scale }
 }
 
 // WithMaxThink caps a session turn's scaled think time (0: no cap), so
 // that one recorded pause of an hour does not stall a test.
-func WithMaxThink(d time.Duration) Option { return func(c *Config) { c.MaxThink = d } }
+func WithMaxThink(d time.Duration) Option { return func(c *config) { c.MaxThink = d } }

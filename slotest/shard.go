@@ -21,7 +21,7 @@ const (
 )
 
 // applyShardEnv reads the shard and the shared start from the environment.
-func applyShardEnv(cfg *Config) error {
+func applyShardEnv(cfg *config) error {
 	if v := os.Getenv(EnvShard); v != "" {
 		s, err := load.ParseShard(v)
 		if err != nil {
@@ -46,7 +46,7 @@ func applyShardEnv(cfg *Config) error {
 // are never shortened: each shard's deadline differs, and shortened steps
 // would no longer be the same schedule. The test fails instead when the
 // last step's bound falls past the deadline.
-func fitRun(t *testing.T, cfg *Config) error {
+func fitRun(t *testing.T, cfg *config) error {
 	if cfg.StartAt.IsZero() {
 		return fitDeadline(t, cfg)
 	}
@@ -64,7 +64,7 @@ func fitRun(t *testing.T, cfg *Config) error {
 }
 
 // shardDir keeps each shard's report apart in a shared report directory.
-func shardDir(dir string, cfg Config) string {
+func shardDir(dir string, cfg config) string {
 	if dir == "" || !cfg.Shard.Sharded() {
 		return dir
 	}

@@ -19,7 +19,7 @@ import (
 func TestShardEnvironmentIsRead(t *testing.T) {
 	t.Setenv(EnvShard, "1/3")
 	t.Setenv(EnvStartAt, "2030-01-01T00:00:00Z")
-	cfg := NewConfig()
+	cfg := newConfig()
 	WithStarvedRetries(1)(&cfg) // the gate's own: a shard's steps keep the shared clock
 	require.NoError(t, applyShardEnv(&cfg))
 	assert.Equal(t, load.Shard{Index: 1, Count: 3}, cfg.Shard)
@@ -38,7 +38,7 @@ func TestShardStepsAreNeverShortenedToTheDeadline(t *testing.T) {
 	if _, ok := t.Deadline(); !ok {
 		t.Skip("no -timeout: no deadline to fit")
 	}
-	cfg := NewConfig(WithRates(1, 2))
+	cfg := newConfig(WithRates(1, 2))
 	cfg.StartAt = time.Now().Add(100 * 365 * 24 * time.Hour)
 	err := fitRun(t, &cfg)
 	assert.ErrorContains(t, err, "shards' steps cannot be shortened")

@@ -33,7 +33,7 @@ import (
 // SLOTEST_REPORT_DIR; a cancelled run still writes it, marked partial.
 func Run(t *testing.T, opts ...Option) *report.Report {
 	t.Helper()
-	cfg := NewConfig(opts...)
+	cfg := newConfig(opts...)
 	if env := os.Getenv(EnvTarget); env != "" {
 		cfg.target = env
 	}
@@ -50,7 +50,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if dir != "" && cfg.RequestsOut == "" {
 		cfg.RequestsOut = filepath.Join(dir, load.RequestsFile)
 	}
-	plan, err := cfg.Build()
+	plan, err := cfg.build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func CheckStep(t testing.TB, st *report.StepReport) {
 // shorten divides steps and warm-ups by ShortDivisor, but keeps each step
 // long enough for its gated percentiles at the lowest rate: a -short run
 // that could only end in too_few_samples would save nothing.
-func shorten(cfg *Config) {
+func shorten(cfg *config) {
 	d := cfg.Duration / ShortDivisor
 	if need := minStepDuration(cfg); need > d {
 		d = min(need, cfg.Duration)
@@ -150,7 +150,7 @@ func shorten(cfg *Config) {
 // for every gated request percentile to rest on MinTailSamples observations,
 // with 10% to spare for failures. ITL has many samples per request
 // and is left out.
-func minStepDuration(cfg *Config) time.Duration {
+func minStepDuration(cfg *config) time.Duration {
 	slos := cfg.SLOs
 	th := cfg.Thresholds.Resolved()
 	if len(cfg.Rates) == 0 || th.IsOff(verdict.HazardTooFewSamples) {
@@ -168,7 +168,7 @@ func minStepDuration(cfg *Config) time.Duration {
 
 // fitDeadline shortens steps so the run ends before the test's deadline,
 // keeping a margin; it fails when even a short step cannot fit.
-func fitDeadline(t *testing.T, cfg *Config) error {
+func fitDeadline(t *testing.T, cfg *config) error {
 	deadline, ok := t.Deadline()
 	if !ok {
 		return nil
@@ -183,7 +183,7 @@ func fitDeadline(t *testing.T, cfg *Config) error {
 
 // fitBudget scales steps, warm-ups and drains by one factor so that they
 // fit in 80% of left less 10s for start-up and reports.
-func fitBudget(left time.Duration, cfg *Config) (shortened bool, err error) {
+func fitBudget(left time.Duration, cfg *config) (shortened bool, err error) {
 	steps := max(len(cfg.Rates), 1)
 	budget := time.Duration(float64(left)*0.8) - 10*time.Second
 	drain := cfg.DrainBound()
@@ -205,7 +205,7 @@ func fitBudget(left time.Duration, cfg *Config) (shortened bool, err error) {
 // EnvReportDir names a directory for reports when -artifacts is not given.
 const EnvReportDir = "SLOTEST_REPORT_DIR"
 
-func reportDir(t *testing.T, cfg Config) string {
+func reportDir(t *testing.T, cfg config) string {
 	if cfg.reportDir != "" {
 		return cfg.reportDir
 	}

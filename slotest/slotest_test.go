@@ -122,7 +122,7 @@ func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 }
 
 func TestFitBudget(t *testing.T) {
-	cfg := NewConfig(WithRates(1, 2), WithDuration(60*time.Second), WithWarmup(10*time.Second))
+	cfg := newConfig(WithRates(1, 2), WithDuration(60*time.Second), WithWarmup(10*time.Second))
 	shortened, err := fitBudget(time.Hour, &cfg)
 	require.NoError(t, err)
 	assert.False(t, shortened)
@@ -135,7 +135,7 @@ func TestFitBudget(t *testing.T) {
 	total := 2 * (cfg.Warmup + cfg.Duration + cfg.DrainTimeout)
 	assert.InDelta(t, 150, total.Seconds(), 0.01)
 
-	cfg = NewConfig(WithRates(1, 2))
+	cfg = newConfig(WithRates(1, 2))
 	_, err = fitBudget(12*time.Second, &cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "raise -timeout")
@@ -143,28 +143,28 @@ func TestFitBudget(t *testing.T) {
 
 func TestAVLLMTargetNeedsAModel(t *testing.T) {
 	t.Setenv(EnvModel, "")
-	_, err := NewConfig(WithTarget("vllm")).Build()
+	_, err := newConfig(WithTarget("vllm")).build()
 	assert.ErrorContains(t, err, "needs a model: set "+EnvModel)
 
-	_, err = NewConfig(WithTarget("nonsense")).Build()
+	_, err = newConfig(WithTarget("nonsense")).build()
 	assert.ErrorContains(t, err, `unknown target "nonsense"`)
 
-	_, err = NewConfig(WithSLO("ttft.p95<=fast")).Build()
+	_, err = newConfig(WithSLO("ttft.p95<=fast")).build()
 	assert.ErrorContains(t, err, "slotest:", "an option's error surfaces when the plan is built")
 }
 
 func TestShortKeepsEnoughSamples(t *testing.T) {
-	cfg := NewConfig(WithRates(8, 16), WithDuration(60*time.Second), WithWarmup(8*time.Second), WithSLO("ttft.p95<=1s", "itl.p99<=1s"))
+	cfg := newConfig(WithRates(8, 16), WithDuration(60*time.Second), WithWarmup(8*time.Second), WithSLO("ttft.p95<=1s", "itl.p99<=1s"))
 	shorten(&cfg)
 	// A p95 needs 200 requests; at 8 req/s with 10% to spare, 27.5 s.
 	assert.InDelta(t, 27.5, cfg.Duration.Seconds(), 0.01)
 	assert.Equal(t, 2*time.Second, cfg.Warmup)
 
-	cfg = NewConfig(WithRates(50), WithDuration(60*time.Second), WithSLO("ttft.p95<=1s"))
+	cfg = newConfig(WithRates(50), WithDuration(60*time.Second), WithSLO("ttft.p95<=1s"))
 	shorten(&cfg)
 	assert.Equal(t, 15*time.Second, cfg.Duration, "a quarter is enough at 50 req/s")
 
-	cfg = NewConfig(WithRates(1), WithDuration(60*time.Second), WithSLO("ttft.p99<=1s"))
+	cfg = newConfig(WithRates(1), WithDuration(60*time.Second), WithSLO("ttft.p99<=1s"))
 	shorten(&cfg)
 	assert.Equal(t, 60*time.Second, cfg.Duration, "never longer than asked")
 }

@@ -13,11 +13,11 @@ import (
 )
 
 func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
-	c := NewConfig()
+	c := newConfig()
 	assert.IsType(t, vllmStarter{}, c.container)
 
 	a, b := vllm.WithVLLMArgs("--max-num-seqs", "8"), vllm.WithStartupTimeout(1)
-	base := NewConfig(WithVLLMOptions(a))
+	base := newConfig(WithVLLMOptions(a))
 	c = base
 	WithVLLMOptions(b)(&c)
 	require.IsType(t, vllmStarter{}, c.container)
@@ -27,7 +27,7 @@ func TestTheVLLMTargetStartsThroughTestcontainers(t *testing.T) {
 	other := load.ContainerStarterFunc(func(context.Context, load.ContainerRequest) (load.StartedContainer, error) {
 		return load.StartedContainer{}, nil
 	})
-	c = NewConfig(func(c *Config) { c.container = other }, WithVLLMOptions(a))
+	c = newConfig(func(c *config) { c.container = other }, WithVLLMOptions(a))
 	require.IsType(t, vllmStarter{}, c.container, "WithVLLMOptions puts the testcontainers starter back")
 	assert.Len(t, c.container.(vllmStarter).opts, 1)
 }
