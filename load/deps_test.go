@@ -77,3 +77,23 @@ func TestEachStageImportsOnlyStagesBeforeIt(t *testing.T) {
 		}
 	}
 }
+
+// What a program imports to build a plan and measure it on the simulator
+// (as ExampleMeasure does: load, fixtures/formats, load/verdict for the
+// SLOs, vllmsim/simtarget) links no testing package, no testify, no
+// testcontainers-go and no Docker client: slotest is for tests only.
+func TestAProgramThatBuildsAPlanLinksNoTestCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("go list loads every dependency")
+	}
+	program := []string{"github.com/llmslo/llmslo/load", "github.com/llmslo/llmslo/fixtures/formats",
+		"github.com/llmslo/llmslo/load/verdict", "github.com/llmslo/llmslo/vllmsim/simtarget"}
+	deps := golist.List(t, append([]string{"-deps"}, program...)...)
+	require.Contains(t, deps, "github.com/llmslo/llmslo/vllmsim", "the list is the program's")
+	for _, d := range deps {
+		for _, b := range []string{"testing", "github.com/stretchr/testify", "github.com/testcontainers/",
+			"github.com/docker/", "github.com/moby/", "github.com/llmslo/llmslo/slotest"} {
+			assert.False(t, golist.Links(d, b), "a program building a plan links %s", d)
+		}
+	}
+}
