@@ -39,7 +39,7 @@ type StepProgress struct {
 	Start, MeasureFrom time.Time
 	Duration           time.Duration
 	// Snapshot reads the step's counts so far; safe from any goroutine.
-	Snapshot func() observe.Progress
+	Snapshot func() observe.Snapshot
 }
 
 // startProgress tells the plan's Progress that the frame's step starts,
@@ -52,6 +52,6 @@ func (f *stepFrame) startProgress() func() {
 	return p.Progress.StepStarted(StepProgress{
 		Name: f.name, Index: p.StepIndex, Count: p.StepCount,
 		Start: f.start, MeasureFrom: f.measureFrom, Duration: p.Duration,
-		Snapshot: f.rec.Progress,
+		Snapshot: f.rec.Snapshot,
 	})
 }

@@ -18,7 +18,7 @@ import (
 type watcher struct {
 	mu     sync.Mutex
 	events []string
-	last   observe.Progress // the last step's snapshot, read as it stopped
+	last   observe.Snapshot // the last step's snapshot, read as it stopped
 }
 
 func (w *watcher) note(format string, a ...any) {

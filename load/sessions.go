@@ -102,7 +102,7 @@ func runSessionStep(ctx context.Context, p stepPlan, rate float64, firstIndex in
 	}
 	turns := observe.NewTurns(p.recorder(f.rec, f.name, f.start, f.measureFrom))
 	r := p.Sessions
-	d := dispatch.Sessions{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
+	d := dispatch.SessionLoop{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
 		Doer: p.Doer, Recorder: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap,
 		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
 	res, runErr := d.Run(ctx)

@@ -1,7 +1,6 @@
 package slotest
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -95,43 +94,59 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	return s.Report()
 }
 
-// CheckStep logs a step's table and fails t when the step is not a pass: a
-// hazard and an SLO violation give different messages.
+// CheckStep logs a step's table and fails t when the step is not a pass,
+// once for each reason (stepProblems): a hazard and an SLO violation give
+// different messages.
 func CheckStep(t testing.TB, st *report.StepReport) {
 	t.Helper()
-	var buf bytes.Buffer
-	render.WriteStep(&buf, st)
+	table := stepTable(st)
+	problems := stepProblems(st)
+	if len(problems) == 0 {
+		t.Log("\n" + table)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s:\n%s", st.Name, p, table)
+	}
+}
+
+// stepProblems says, in a test's words, why a judged step is not a pass,
+// from what the judgement wrote into it: its hazards when it could not be
+// trusted; otherwise the overload gate's message, or the SLOs it broke,
+// the server past its capacity and the regressions against its baseline.
+// A pass has none.
+func stepProblems(st *report.StepReport) []string {
 	switch st.Verdict {
 	case report.VerdictPass:
-		t.Log("\n" + buf.String())
+		return nil
 	case report.VerdictInvalid:
 		var kinds []string
 		for _, h := range st.Hazards {
 			kinds = append(kinds, h.Kind)
 		}
-		t.Errorf("%s: the measurement cannot be trusted (%s), so the SLOs were not judged:\n%s",
-			st.Name, strings.Join(kinds, ", "), buf.String())
-	default:
-		if g := st.OverloadGate; g != nil {
-			t.Errorf("%s: %s:\n%s", st.Name, g.Message, buf.String())
-			return
-		}
-		var failed []string
-		for _, r := range st.SLO {
-			if !r.Pass {
-				failed = append(failed, render.FailedSLO(r))
-			}
-		}
-		if len(failed) > 0 {
-			t.Errorf("%s: SLO violated (%s):\n%s", st.Name, strings.Join(failed, ", "), buf.String())
-		}
-		if st.Overload != nil {
-			t.Errorf("%s: %s:\n%s", st.Name, st.Overload.Message, buf.String())
-		}
-		if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
-			t.Errorf("%s: slower than its baseline: %s:\n%s", st.Name, strings.Join(regs, "; "), buf.String())
+		return []string{fmt.Sprintf("the measurement cannot be trusted (%s), so the SLOs were not judged", strings.Join(kinds, ", "))}
+	}
+	if g := st.OverloadGate; g != nil {
+		return []string{g.Message}
+	}
+	var out, failed []string
+	for _, r := range st.SLO {
+		if !r.Pass {
+			failed = append(failed, render.FailedSLO(r))
 		}
 	}
+	if len(failed) > 0 {
+		out = append(out, fmt.Sprintf("SLO violated (%s)", strings.Join(failed, ", ")))
+	}
+	if st.Overload != nil {
+		out = append(out, st.Overload.Message)
+	}
+	if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
+		out = append(out, "slower than its baseline: "+strings.Join(regs, "; "))
+	}
+	if len(out) == 0 { // a verdict that is not a pass always fails the test
+		out = append(out, "verdict "+string(st.Verdict))
+	}
+	return out
 }
 
 // shorten divides steps and warm-ups by ShortDivisor, but keeps each step

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
@@ -144,7 +145,7 @@ func TestKVExhaustionPreempts(t *testing.T) {
 		for _, r := range v.finished {
 			d = append(d, r.last-r.arrive)
 		}
-		return median(d)
+		return testkit.Median(d)
 	}
 	if e2e(small) < e2e(large)*13/10 {
 		t.Fatalf("median E2E %v with preemption, %v without: preemption should hurt", e2e(small), e2e(large))

@@ -3,6 +3,7 @@ package vllmsim
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/llmslo/llmslo/internal/testkit"
 	"io"
 	"net"
 	"regexp"
@@ -36,7 +37,7 @@ func TestPacedTiming(t *testing.T) {
 				gaps = append(gaps, r.tokenTimes[k].Sub(r.tokenTimes[k-1]))
 			}
 		}
-		mt, mi := median(firsts), median(gaps)
+		mt, mi := testkit.Median(firsts), testkit.Median(gaps)
 		// The lower bounds above are hard; the medians allow for a busy host,
 		// measured again when it was too busy.
 		if mt > ttft+5*time.Millisecond || mi < itl-time.Millisecond || mi > itl+time.Millisecond {

@@ -1,6 +1,7 @@
 package vllmsim
 
 import (
+	"github.com/llmslo/llmslo/internal/testkit"
 	"testing"
 	"time"
 )
@@ -51,7 +52,7 @@ func ttftIn(v *vrun, from, to time.Duration) time.Duration {
 	if len(d) == 0 {
 		return -1
 	}
-	return median(d)
+	return testkit.Median(d)
 }
 
 func TestClosedLoopIsSteadyAtAnyConcurrency(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/vllmsim/engine"
 )
 
@@ -38,7 +39,7 @@ func TestIdleTimingOverHTTP(t *testing.T) {
 		}
 		ttfts = append(ttfts, r.ttft())
 	}
-	ttft, tpot := median(ttfts), median(tpots)
+	ttft, tpot := testkit.Median(ttfts), testkit.Median(tpots)
 	t.Logf("over HTTP: TTFT %v (model 69.35ms), TPOT %v (model 8.016ms); all TTFT %v, TPOT %v", ttft, tpot, ttfts, tpots)
 	// TTFT over HTTP is the model's 69.35 ms plus the way there: the HTTP
 	// path and tokenizing a 1024-token text prompt, a few ms on a busy
@@ -130,7 +131,7 @@ func TestKVExhaustionOverHTTP(t *testing.T) {
 		if len(lat) == 0 {
 			t.FailNow()
 		}
-		return median(lat), metricValue(scrape(t, s.URL), "vllm:num_preemptions_total"), peak
+		return testkit.Median(lat), metricValue(scrape(t, s.URL), "vllm:num_preemptions_total"), peak
 	}
 	smallE2E, smallPre, smallWait := run(200) // 3200 tokens for 32 × 500
 	bigE2E, bigPre, bigWait := run(2000)

@@ -119,12 +119,6 @@ func wordsPrompt(base, n int) []int32 {
 	return p
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
 func defaultEngine(tb interface{ Fatal(...any) }, mod func(*engine.Config)) *engine.Engine {
 	c := engine.Config{MaxNumSeqs: DefaultMaxNumSeqs, MaxNumBatchedTokens: DefaultMaxNumBatchedTokens,
 		BlockSize: DefaultBlockSize, NumBlocks: DefaultNumGPUBlocks, PrefixCaching: true, Profile: h100Llama3_8B}

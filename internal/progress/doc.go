@@ -13,7 +13,7 @@
 // row at each step's end, nothing in between.
 //
 // During a warm-up the line shows the warm-up's own requests
-// (observe.Progress.Warmup): they are not measured, but a display that
+// (observe.Snapshot.Warmup): they are not measured, but a display that
 // counted only measured ones would read zero and look stalled.
 //
 // A Writer reads the step's snapshot on its own ticker, from its own

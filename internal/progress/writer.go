@@ -169,7 +169,7 @@ type phase struct {
 	ttftP95        time.Duration // zero while there is none to show
 }
 
-func phaseAt(s load.StepProgress, now time.Time, snap observe.Progress) phase {
+func phaseAt(s load.StepProgress, now time.Time, snap observe.Snapshot) phase {
 	end := s.MeasureFrom.Add(s.Duration)
 	p := phase{total: end.Sub(s.Start), elapsed: max(now.Sub(s.Start), 0), counts: snap.Counts, ttftP95: snap.TTFTP95}
 	switch {
@@ -186,7 +186,7 @@ func phaseAt(s load.StepProgress, now time.Time, snap observe.Progress) phase {
 }
 
 // liveLine is the terminal's line: place, phase and bar, counts.
-func liveLine(s load.StepProgress, now time.Time, snap observe.Progress) string {
+func liveLine(s load.StepProgress, now time.Time, snap observe.Snapshot) string {
 	p := phaseAt(s, now, snap)
 	t := secs(p.elapsed) + "/" + secs(p.total)
 	if p.name == "drain" {
@@ -198,7 +198,7 @@ func liveLine(s load.StepProgress, now time.Time, snap observe.Progress) string 
 }
 
 // plainLine is a log's line: the same figures, without the bar.
-func plainLine(s load.StepProgress, now time.Time, snap observe.Progress) string {
+func plainLine(s load.StepProgress, now time.Time, snap observe.Snapshot) string {
 	p := phaseAt(s, now, snap)
 	t := secs(p.elapsed) + " of " + secs(p.total)
 	if p.name == "drain" {

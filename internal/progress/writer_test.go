@@ -124,11 +124,11 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // snapshot is whatever the test last set.
 type scripted struct {
 	mu   sync.Mutex
-	snap observe.Progress
+	snap observe.Snapshot
 }
 
-func (s *scripted) set(p observe.Progress) { s.mu.Lock(); s.snap = p; s.mu.Unlock() }
-func (s *scripted) get() observe.Progress  { s.mu.Lock(); defer s.mu.Unlock(); return s.snap }
+func (s *scripted) set(p observe.Snapshot) { s.mu.Lock(); s.snap = p; s.mu.Unlock() }
+func (s *scripted) get() observe.Snapshot  { s.mu.Lock(); defer s.mu.Unlock(); return s.snap }
 
 func step(s *scripted, index, count int) load.StepProgress {
 	return load.StepProgress{Name: "rate=4", Index: index, Count: count, Start: t0, MeasureFrom: t0.Add(2 * time.Second),
@@ -145,11 +145,11 @@ func TestTerminalRedrawsOneLineInPlaceAndLeavesTheRow(t *testing.T) {
 	var out syncBuffer
 	w := Terminal(&out, WithClock(clk), WithEvery(time.Second))
 	src := &scripted{}
-	src.set(observe.Progress{Warmup: observe.Counts{Sent: 3, InFlight: 3}})
+	src.set(observe.Snapshot{Warmup: observe.Counts{Sent: 3, InFlight: 3}})
 	stop := w.StepStarted(step(src, 2, 3))
 	clk.Advance(time.Second)
 	out.waitFor(t, clearLine, 2)
-	src.set(observe.Progress{Counts: observe.Counts{Sent: 5, InFlight: 1, Completed: 4}, TTFTP95: 88200 * time.Microsecond,
+	src.set(observe.Snapshot{Counts: observe.Counts{Sent: 5, InFlight: 1, Completed: 4}, TTFTP95: 88200 * time.Microsecond,
 		Warmup: observe.Counts{Sent: 8, Completed: 8}})
 	clk.Advance(2 * time.Second) // the window opens at 2 s
 	clk.Advance(4 * time.Second) // it closes at 6 s: the step drains
@@ -187,7 +187,7 @@ func TestPlainWritesEveryTenSecondsAndAtEachStepsEnd(t *testing.T) {
 	s.MeasureFrom, s.Duration = t0.Add(10*time.Second), 25*time.Second
 	stop := w.StepStarted(s)
 	for i := range 45 { // a second at a time, as a live display would
-		src.set(observe.Progress{Counts: observe.Counts{Sent: i, Completed: i}, Warmup: observe.Counts{Sent: 40, InFlight: 2}})
+		src.set(observe.Snapshot{Counts: observe.Counts{Sent: i, Completed: i}, Warmup: observe.Counts{Sent: 40, InFlight: 2}})
 		clk.Advance(time.Second)
 		out.waitFor(t, "\n", (i+1)/10)
 		if i == 8 {
@@ -240,8 +240,8 @@ func TestWarmupCountsReachTheLine(t *testing.T) {
 	var out bytes.Buffer
 	w := Terminal(&out, WithClock(clk))
 	s := step(nil, 1, 1)
-	s.Snapshot = rec.Progress
+	s.Snapshot = rec.Snapshot
 	w.StepStarted(s)()
 	assert.Contains(t, out.String(), "warm-up [===                 ] 1s/6s  sent 3  in flight 1  done 1  failed 1  ttft p95 -")
-	assert.Equal(t, observe.Counts{}, rec.Progress().Counts, "the warm-up is not measured")
+	assert.Equal(t, observe.Counts{}, rec.Snapshot().Counts, "the warm-up is not measured")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -34,12 +35,6 @@ func tokenIDs(n int) []int {
 		ids[i] = 1000 + 7*i
 	}
 	return ids
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func within(t *testing.T, what string, got, want, tol time.Duration) {
@@ -108,16 +103,16 @@ func TestClientTiming(t *testing.T) {
 					}
 				}
 				// The client sees each event within a millisecond of its write.
-				if lag := median(arrivalLag); lag < 0 || lag > time.Millisecond {
+				if lag := testkit.Median(arrivalLag); lag < 0 || lag > time.Millisecond {
 					t.Fatalf("median lag from server write to client timestamp = %v, want under 1ms", lag)
 				}
-				if late := median(serverLate); late > time.Millisecond && attempt < 5 {
+				if late := testkit.Median(serverLate); late > time.Millisecond && attempt < 5 {
 					t.Logf("attempt %d: the server ran %v behind its own schedule; measuring again", attempt, late)
 					continue
 				}
 				// TTFT from send holds the request's way to the server too,
 				// which a busy machine (or the race detector) can stretch.
-				if slow := median(carry); slow > time.Millisecond && attempt < 5 {
+				if slow := testkit.Median(carry); slow > time.Millisecond && attempt < 5 {
 					t.Logf("attempt %d: requests took %v to reach the server; measuring again", attempt, slow)
 					continue
 				}
@@ -126,12 +121,12 @@ func TestClientTiming(t *testing.T) {
 				// paced 50 ms holds to the server's timers, which a busy
 				// machine can make a millisecond or two late; the median
 				// lateness above is the ITL writes' more than the first's.
-				within(t, "TTFT-from-send p50 against the server's first write", median(ttft), median(serverTTFT), time.Millisecond)
-				within(t, "TTFT-from-send p50", median(ttft), ttftWant, 5*time.Millisecond)
-				within(t, "ITL p50", median(itl), itlWant, time.Millisecond)
-				within(t, "TPOT p50", median(tpot), itlWant, time.Millisecond)
+				within(t, "TTFT-from-send p50 against the server's first write", testkit.Median(ttft), testkit.Median(serverTTFT), time.Millisecond)
+				within(t, "TTFT-from-send p50", testkit.Median(ttft), ttftWant, 5*time.Millisecond)
+				within(t, "ITL p50", testkit.Median(itl), itlWant, time.Millisecond)
+				within(t, "TPOT p50", testkit.Median(tpot), itlWant, time.Millisecond)
 				t.Logf("attempt %d: TTFT p50 %v, ITL p50 %v, TPOT p50 %v, arrival lag p50 %v, way to the server p50 %v",
-					attempt, median(ttft), median(itl), median(tpot), median(arrivalLag), median(carry))
+					attempt, testkit.Median(ttft), testkit.Median(itl), testkit.Median(tpot), testkit.Median(arrivalLag), testkit.Median(carry))
 				return
 			}
 		})

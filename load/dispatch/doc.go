@@ -7,7 +7,7 @@
 // drops and counts; it never queues in the client, which would hide the
 // server's queue.
 //
-// Sessions replays conversations and agent runs (docs/sessions.md):
+// SessionLoop replays conversations and agent runs (docs/sessions.md):
 // sessions start open-loop on the schedule, while inside one each turn
 // waits for the previous response (and the sub-agents it waits for) plus a
 // think time, so its intended time is computed as the replay runs.

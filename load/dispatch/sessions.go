@@ -31,7 +31,7 @@ type SessionRecorder interface {
 	SessionEnded(intended, firstSent time.Time, unsent int, cut bool)
 }
 
-// Sessions replays sessions open-loop at the session level: session k
+// SessionLoop replays sessions open-loop at the session level: session k
 // starts at Start+Schedule[k] whatever the server does, and inside it each
 // turn waits for the previous response, as the recorded client did. Turn
 // t+1 is intended at the end of turn t's response (and of the sub-agents
@@ -42,7 +42,7 @@ type SessionRecorder interface {
 // parent's start. Intended times inside a session are computed as the
 // replay runs, from the responses it gets; TTFT counts from them, so a late
 // client shows as send lag, never as a shorter wait.
-type Sessions struct {
+type SessionLoop struct {
 	// Schedule holds the sessions' intended start offsets from Start,
 	// ascending; Start zero means now.
 	Schedule []time.Duration
@@ -78,8 +78,8 @@ type Sessions struct {
 	Prepare int
 }
 
-// SessionsResult says how a session replay ended.
-type SessionsResult struct {
+// SessionLoopResult says how a session replay ended.
+type SessionLoopResult struct {
 	Scheduled int // sessions
 	Started   int // sessions begun
 	Sent      int // turns handed to the Doer
@@ -92,14 +92,14 @@ type SessionsResult struct {
 
 // Run replays the schedule and waits for the drain. It returns early only
 // when ctx ends, after cancelling and recording what was in flight.
-func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
+func (d *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
 	switch {
 	case d.Doer == nil || d.Source == nil || d.Recorder == nil:
-		return SessionsResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Recorder")
+		return SessionLoopResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Recorder")
 	case d.ThinkScale < 0 || math.IsNaN(d.ThinkScale) || math.IsInf(d.ThinkScale, 0):
-		return SessionsResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", d.ThinkScale)
+		return SessionLoopResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", d.ThinkScale)
 	case d.MaxThink < 0:
-		return SessionsResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", d.MaxThink)
+		return SessionLoopResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", d.MaxThink)
 	}
 	r := &sessionRun{d: d, start: d.Start, scale: d.ThinkScale}
 	if r.start.IsZero() {
@@ -114,7 +114,7 @@ func (d *Sessions) Run(ctx context.Context) (SessionsResult, error) {
 	var cancelReqs context.CancelFunc
 	r.reqCtx, cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()
-	res := SessionsResult{Scheduled: len(d.Schedule)}
+	res := SessionLoopResult{Scheduled: len(d.Schedule)}
 	prepared, stopPrep := d.prepareFirst(ctx, r)
 	defer stopPrep()
 	var roots sync.WaitGroup
@@ -168,7 +168,7 @@ type firstTurn struct {
 
 // prepareFirst builds the sessions' first turns ahead of their starts on
 // one goroutine, so that building a long prompt is not paid as send lag.
-func (d *Sessions) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
+func (d *SessionLoop) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
 	ahead := d.Prepare
 	if ahead <= 0 {
 		ahead = 16

@@ -91,11 +91,11 @@ func TestSessionTurnsWaitForResponsesThinkTimesAndSubAgents(t *testing.T) {
 	root := agentTree()
 	log := &turnLog{}
 	start := time.Now().Add(10 * ms)
-	d := Sessions{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Doer: sleepDoer(10 * ms),
+	d := SessionLoop{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Doer: sleepDoer(10 * ms),
 		Recorder: log, ThinkScale: 0.5, MaxThink: 25 * ms}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, SessionsResult{Scheduled: 1, Started: 1, Sent: 6, Drained: true, End: res.End}, res)
+	assert.Equal(t, SessionLoopResult{Scheduled: 1, Started: 1, Sent: 6, Drained: true, End: res.End}, res)
 
 	m0, m1, m2, m3 := log.find(t, 0, "", 0), log.find(t, 0, "", 1), log.find(t, 0, "", 2), log.find(t, 0, "", 3)
 	s0, s1 := log.find(t, 0, "sub", 0), log.find(t, 0, "sub", 1)
@@ -142,7 +142,7 @@ func TestSubAgentsStartAfterTheResponseThatStartedThem(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			log := &turnLog{}
-			d := Sessions{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: sleepDoer(c.service),
+			d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: sleepDoer(c.service),
 				Recorder: log, ThinkScale: c.scale}
 			_, err := d.Run(context.Background())
 			require.NoError(t, err)
@@ -161,7 +161,7 @@ func TestACutParentLeavesItsSubAgentUnsent(t *testing.T) {
 		out.Class, out.Err = client.ClassCanceled, ctx.Err()
 	})
 	log := &turnLog{}
-	d := Sessions{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: hang, Recorder: log, DrainTimeout: 30 * ms}
+	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Doer: hang, Recorder: log, DrainTimeout: 30 * ms}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Unsent, "the parent's turn 1 and the sub-agent's turn")
@@ -174,7 +174,7 @@ func TestSessionGapThinkTimesCountFromTheSend(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{
 		{Input: 1, Output: 1}, {At: 50 * ms, Think: 50 * ms, Input: 1, Output: 1}, {At: 55 * ms, Think: 5 * ms, Input: 1, Output: 1}}}
 	log := &turnLog{}
-	d := Sessions{Schedule: []time.Duration{0}, Source: treeSource{root}, Doer: sleepDoer(20 * ms), Recorder: log, ThinkIsGap: true}
+	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{root}, Doer: sleepDoer(20 * ms), Recorder: log, ThinkIsGap: true}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 	t0, t1, t2 := log.find(t, 0, "", 0), log.find(t, 0, "", 1), log.find(t, 0, "", 2)
@@ -186,7 +186,7 @@ func TestSessionsStartOpenLoopAndWarmUpIsNotRecorded(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{{Input: 1, Output: 1}, {At: 200 * ms, Input: 1, Output: 1}}}
 	log := &turnLog{}
 	start := time.Now().Add(10 * ms)
-	d := Sessions{Schedule: []time.Duration{0, 10 * ms, 20 * ms}, Start: start, FirstIndex: 7, MeasureFrom: 10 * ms,
+	d := SessionLoop{Schedule: []time.Duration{0, 10 * ms, 20 * ms}, Start: start, FirstIndex: 7, MeasureFrom: 10 * ms,
 		Source: treeSource{root}, Doer: sleepDoer(100 * ms), Recorder: log}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
@@ -232,7 +232,7 @@ func TestWarmUpSessionTurnsReachRecordsUnmeasured(t *testing.T) {
 	// Session 7 holds the one slot from 0 to 100 ms, then sends its turn 1;
 	// sessions 8 (warm-up, at 10 ms) and 9 (measured, at 60 ms) find the
 	// slot taken for both their turns.
-	d := Sessions{Schedule: []time.Duration{0, 10 * ms, 60 * ms}, FirstIndex: 7, MeasureFrom: 60 * ms, MaxInFlight: 1,
+	d := SessionLoop{Schedule: []time.Duration{0, 10 * ms, 60 * ms}, FirstIndex: 7, MeasureFrom: 60 * ms, MaxInFlight: 1,
 		Source: treeSource{root}, Doer: sleepDoer(100 * ms), Recorder: log}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
@@ -264,7 +264,7 @@ func TestSessionDrainBoundCutsSessions(t *testing.T) {
 	})
 	log := &turnLog{}
 	start := time.Now()
-	d := Sessions{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Doer: hang, Recorder: log,
+	d := SessionLoop{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Doer: hang, Recorder: log,
 		DrainTimeout: 80 * ms}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
@@ -280,7 +280,7 @@ func TestSessionDrainBoundCutsSessions(t *testing.T) {
 
 func TestSessionsRefuseBadThinkSettings(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{{Input: 1, Output: 1}}}
-	for _, d := range []Sessions{{ThinkScale: -1}, {MaxThink: -ms}, {}} {
+	for _, d := range []SessionLoop{{ThinkScale: -1}, {MaxThink: -ms}, {}} {
 		d.Source, d.Recorder = treeSource{root}, &turnLog{}
 		if d.ThinkScale == 0 && d.MaxThink == 0 {
 			d.Source = nil

@@ -13,7 +13,7 @@ import (
 
 // sessionRun is one replay's shared state.
 type sessionRun struct {
-	d        *Sessions
+	d        *SessionLoop
 	start    time.Time
 	scale    float64
 	preparer Preparer

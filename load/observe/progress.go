@@ -12,21 +12,21 @@ type Counts struct {
 	Sent, InFlight, Completed, Failed int
 }
 
-// Progress is a snapshot for progress displays: the measured window's
+// Snapshot is what progress displays show: the measured window's
 // counts and running TTFT p95, and the warm-up's counts apart. Warm-up
 // requests are not measured, but a display that showed nothing while
 // they are being sent would look stalled.
-type Progress struct {
+type Snapshot struct {
 	Counts
 	TTFTP95 time.Duration
 	Warmup  Counts
 }
 
-// Progress returns counts so far.
-func (r *Recorder) Progress() Progress {
+// Snapshot returns the counts so far.
+func (r *Recorder) Snapshot() Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Progress{
+	return Snapshot{
 		Counts:  Counts{Sent: r.sent + r.inFlight, InFlight: r.inFlight, Completed: r.completed, Failed: r.failed + r.unfinished},
 		TTFTP95: r.ttft.Quantile(95),
 		Warmup:  r.warmup,

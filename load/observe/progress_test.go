@@ -32,7 +32,7 @@ func TestProgressCountsTheWarmupApart(t *testing.T) {
 	in := t0.Add(11 * time.Second) // one measured request, in flight
 	rec.Started(in)
 
-	p := rec.Progress()
+	p := rec.Snapshot()
 	assert.Equal(t, Counts{Sent: 7, InFlight: 2, Completed: 2, Failed: 2}, p.Warmup,
 		"an abandoned request is neither done nor failed")
 	assert.Equal(t, Counts{Sent: 1, InFlight: 1}, p.Counts)
@@ -60,7 +60,7 @@ func TestTurnsCountWarmupSessionsTurns(t *testing.T) {
 		tr.Unmeasured(&client.Outcome{Intended: in, Sent: in, First: in.Add(time.Millisecond), Last: in.Add(time.Second)}, in.Add(time.Second))
 		tr.Unmeasured(&client.Outcome{Intended: in, Sent: in, Class: client.ClassReset}, in.Add(time.Second))
 		tr.Unmeasured(&client.Outcome{Intended: in, Class: client.ClassCanceled}, in) // never sent
-		p := rec.Progress()
+		p := rec.Snapshot()
 		assert.Equal(t, Counts{Sent: 2, Completed: 1, Failed: 1}, p.Warmup, "records %v", withRecords)
 		assert.Equal(t, Counts{}, p.Counts, "records %v", withRecords)
 	}

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -46,5 +45,3 @@ func TestKSHelper(t *testing.T) {
 	assert.InDelta(t, 0.5, ksStatistic(a, []int{3, 4, 5}), 1e-12)
 	assert.InDelta(t, 1.358, ksCritical(1e6, 1e6, 0.05)*math.Sqrt(1e6/2), 1e-3)
 }
-
-func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
