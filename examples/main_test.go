@@ -20,7 +20,7 @@ const runEnv = "LLMSLO_EXAMPLES"
 // leaks a simulator or a stream per run would slowly sink a test binary.
 func TestMain(m *testing.M) {
 	if os.Getenv(runEnv) == "" && os.Getenv("SLOTEST_TARGET") == "" {
-		fmt.Printf("examples: not run; %s=1 go test -p 1 ./examples runs them (about 90 s)\n", runEnv)
+		fmt.Printf("examples: not run; %s=1 go test -p 1 ./examples runs them (about 2 min)\n", runEnv)
 		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)

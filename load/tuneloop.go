@@ -47,8 +47,9 @@ type ServeArgs interface {
 // nothing, or when the budget is spent. Every iteration is one of
 // Report.Variants (one curve each in the HTML); Report.Tune says what was
 // tried and why, Report.Capacity is the final knee and Report.Protect the
-// admission limit and autoscaler trigger read there. A target that cannot
-// be restarted (a URL) gets the knee and Protect only.
+// admission limit and autoscaler trigger read there; the last step is the
+// overload gate with that limit. A target that cannot be restarted (a URL)
+// gets Fit, the knee, Protect and the gate on the server as it is.
 func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error) {
 	if len(o.Search.Variants) > 0 {
 		return nil, errors.New("tune chooses the server's flags itself: give no variants")
@@ -104,7 +105,7 @@ type tuneLoop struct {
 func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 	variable, ok := l.plan.Target.(Variable)
 	if !ok {
-		l.t.CannotChange = "the target is a server llmslo did not start: it cannot change its flags, so this is Fit, the knee and Protect only"
+		l.t.CannotChange = "the target is a server llmslo did not start: it cannot change its flags, so this is Fit, the knee, Protect and the overload gate on the server as it is"
 		l.t.Stop = l.t.CannotChange
 		return nil
 	}

@@ -51,3 +51,16 @@ func TestTuneUsageErrorsExitThree(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
 	}
 }
+
+// run --overload judges each rate by the overload gate: a server of one
+// sequence that admits two requests at once, asked for 30 a second of
+// half-second requests, sheds most of them fast and serves the rest.
+func TestRunOverloadJudgesTheGate(t *testing.T) {
+	code, stdout, stderr := runArgs(t, "run", "--overload", "--rates", "30", "--fixture", "fixed:32:64", "--duration", "2s", "--warmup", "0s",
+		"--arrival", "constant", "--slo", "ttft.p50<=2s", "--hazard-off", "too_few_samples,client_saturation", "--quiet",
+		"--sim-args", "--profile h100-llama3-8b --max-num-seqs 1 --max-num-queued-reqs 2")
+	assert.Equal(t, exitPass, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "overload gate passed: shed")
+	assert.Contains(t, stdout, "worst queue wait")
+	assert.NotContains(t, stdout, "FAIL: error_rate", "the gate judges the admitted requests' errors instead")
+}
