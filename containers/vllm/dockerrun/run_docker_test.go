@@ -158,8 +158,11 @@ func TestRunNeverShowsTheToken(t *testing.T) {
 func TestRunNeverHealthy(t *testing.T) {
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
+	// vLLM 0.9's 503 while loading (today's vLLM refuses connections,
+	// which the container's port forwarding shows as an EOF): the error
+	// names the last answer the server gave.
 	ctr, err := Run(context.Background(), img, serve.WithModel(model),
-		serve.WithVLLMArgs("--fault-startup-delay", "1h"), serve.WithStartupTimeout(3*time.Second), label)
+		serve.WithVLLMArgs("--fault-startup-delay", "1h", "--startup-behavior", "503"), serve.WithStartupTimeout(3*time.Second), label)
 	assert.Nil(t, ctr)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, err.Error(), "last: status 503")
