@@ -35,7 +35,7 @@ type apiError struct {
 
 // errorType is an error's "type" as vLLM writes it: its OpenAI-style class
 // names for the errors its serving code raises (bad request, unknown
-// model, internal, not implemented), and the status phrase for the
+// model, internal), and the status phrase for the
 // statuses that reach the client as GracefulHTTPError (admission's 503,
 // 429 and the rest).
 func errorType(status int) string {
@@ -46,8 +46,6 @@ func errorType(status int) string {
 		return "NotFoundError"
 	case http.StatusInternalServerError:
 		return "InternalServerError"
-	case http.StatusNotImplemented:
-		return "NotImplementedError"
 	}
 	if t := http.StatusText(status); t != "" {
 		return t
