@@ -76,8 +76,8 @@ func TestErrorsHaveVLLMsShape(t *testing.T) {
 	_, raw = postJSON(t, s.URL+"/v1/completions", map[string]any{"model": "QwQ-32B-Q4_K_M", "prompt": "a"})
 	sameError(t, "error-404-model.json", raw)
 	legacy := start(t, Config{ProfileName: "instant", ErrorFormat: ErrorFormatLegacy})
-	_, raw = postJSON(t, legacy.URL+"/v1/completions", map[string]any{"model": "QwQ-32B-Q4_K_M", "prompt": "a"})
-	sameError(t, "error-404-model-legacy.json", raw)
+	_, raw = postJSON(t, legacy.URL+"/v1/completions", map[string]any{"model": "Qwen1.5-14B-Chat-GPTQ-Int8", "prompt": "a"})
+	sameError(t, "error-404-model-legacy-live.json", raw)
 
 	busy := start(t, Config{Profile: slowSteps, MaxNumQueuedReqs: 1})
 	var wg sync.WaitGroup
@@ -158,7 +158,7 @@ func TestMetricsHaveVLLMsNamesAndLabels(t *testing.T) {
 	s := start(t, Config{ProfileName: "instant"})
 	streamCompletion(t, s.URL, map[string]any{"prompt": "a b c", "max_tokens": 3, "ignore_eos": true})
 	served := labelSets(string(getBody(t, s.URL+"/metrics")))
-	for _, name := range []string{"metrics-v1-engine.txt", "metrics-v1-two-engines.txt"} {
+	for _, name := range []string{"metrics-v1-engine.txt", "metrics-v1-two-engines.txt", "metrics-v1-aicr.txt"} {
 		for series, labels := range labelSets(string(vllmcaptures.Read(name))) {
 			if got, ok := served[series]; !ok || got != labels {
 				t.Errorf("%s: %s{%s} served as {%s} (present %v)", name, series, labels, got, ok)

@@ -50,7 +50,8 @@ func TestClientReadsRealVLLMOutput(t *testing.T) {
 		{"chat-stream-empty-content.sse", 200, "", 1, 0, 1, ""},
 		{"error-400-context-length.json", 400, "http_400", 0, 0, 0, "This model's maximum context length is 196608 tokens. However, you requested 32768 output tokens"},
 		{"error-404-model.json", 404, "http_404", 0, 0, 0, "The model `QwQ-32B-Q4_K_M` does not exist."},
-		{"error-404-model-legacy.json", 404, "http_404", 0, 0, 0, "The model `QwQ-32B-Q4_K_M` does not exist."},
+		// The flat object of vLLM before the error envelope, as a server sent it.
+		{"error-404-model-legacy-live.json", 404, "http_404", 0, 0, 0, "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist."},
 		// Refused at admission: shed, not a server error.
 		{"error-503-admission.json", 503, ClassShed, 0, 0, 0, "The engine is currently busy and cannot accept new requests."},
 	} {

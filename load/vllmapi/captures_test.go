@@ -12,8 +12,9 @@ import (
 
 // The scraper reads each captured /metrics of a real vLLM server to the
 // right sums (internal/vllmcaptures/testdata/README.md): V0's spellings without an
-// engine label, V1's with one engine, and V1's with two, whose queue gauges
-// add up and whose KV usage is the larger.
+// engine label, V1's with one engine (twice: an excerpt with HELP/TYPE lines and
+// one grepped without them), and V1's with two, whose queue gauges add up and
+// whose KV usage is the larger.
 func TestScraperReadsRealScrapes(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -22,6 +23,10 @@ func TestScraperReadsRealScrapes(t *testing.T) {
 		{"metrics-v0.txt", ServerSample{}},
 		{"metrics-v1-engine.txt", ServerSample{Running: 2, Waiting: 3, KVCacheUsage: 0.4567, Preemptions: 1}},
 		{"metrics-v1-two-engines.txt", ServerSample{KVCacheUsage: 0.6}},
+		// Samples without # TYPE lines (the source grepped them out): read
+		// as untyped. Idle after ten requests: 80 prompt tokens looked up in
+		// the prefix cache, no hits series in the excerpt.
+		{"metrics-v1-aicr.txt", ServerSample{PrefixQueries: 80}},
 	} {
 		got, err := ParseServerMetrics(bytes.NewReader(vllmcaptures.Read(c.name)))
 		if err != nil || got != c.want {
@@ -46,7 +51,7 @@ func TestTokenizerReadsRealAnswer(t *testing.T) {
 // error, never a panic, and a text that parses names one of vLLM's queue
 // gauges (the parser refuses a scrape that carries neither).
 func FuzzParseServerMetrics(f *testing.F) {
-	for _, name := range []string{"metrics-v0.txt", "metrics-v1-engine.txt", "metrics-v1-two-engines.txt"} {
+	for _, name := range []string{"metrics-v0.txt", "metrics-v1-engine.txt", "metrics-v1-two-engines.txt", "metrics-v1-aicr.txt"} {
 		f.Add(vllmcaptures.Read(name))
 	}
 	f.Add([]byte("vllm:num_requests_running 1\nvllm:num_requests_waiting{engine=\"1\"} 2\n"))
