@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -20,8 +21,7 @@ import (
 // loop would. The second run's prompts are all in the cache, so its TTFT is
 // flattering; llmslo marks it invalid instead of passing it.
 func TestWarmCacheIsCaught(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{})
-	defer srv.Close()
+	srv := simtest.Start(t, vllmsim.Config{})
 	plan, err := slotest.NewPlan(
 		slotest.WithTarget(srv.URL),
 		slotest.WithFixture("azure-code-2023"), // long prompts, no shared prefixes: 0% hits expected

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
@@ -119,9 +120,8 @@ func recordLines(t *testing.T, p *stepPlan) func() []observe.RequestRecord {
 // request is aborted, its slot and KV blocks freed. Requests that would
 // take 10 s each are all gone from the server a moment after the step.
 func TestAbandonedRequestsAreAbortedByTheServer(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m",
+	srv := simtest.Start(t, vllmsim.Config{Model: "m",
 		Profile: engine.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
-	t.Cleanup(srv.Close)
 	p := constantPlan(t, engineClient(t, srv.URL), 20, time.Second, 8, 1000, "error_rate<=1%")
 	p.Cancel = dispatch.CancelPlan{Rate: 1, After: 150 * time.Millisecond}
 	t0 := time.Now()

@@ -19,16 +19,13 @@ import (
 // hazards, because the closed loop's trap is not one a hazard can see:
 // every request is on time by construction.
 func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int) (*report.StepReport, int, error) {
-	if err := p.validate(); err != nil {
-		return nil, 0, err
-	}
 	if clients <= 0 {
 		return nil, 0, errors.New("a closed loop needs at least one client")
 	}
 	start := time.Now()
 	rec := observe.NewRecorder(start, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
 	w := workload.WorkloadFunc(func(i int) workload.Request { return p.Workload.Request(firstIndex + i) })
-	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.Doer, Recorder: rec}
+	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.send.Doer, Recorder: rec}
 	n := cl.Run(ctx)
 	rs, _ := rec.Step()
 	st := &rs
@@ -38,7 +35,7 @@ func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int)
 	st.Requests.Scheduled = n
 	st.RateTarget = float64(n) / p.Duration.Seconds()
 	finishStep(st, n)
-	verdict.JudgeSLOs(st, p.judging()).Apply(st)
+	verdict.JudgeSLOs(st, p.judge).Apply(st)
 	if ctx.Err() != nil {
 		st.Partial = true
 		return st, n, ctx.Err()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -71,8 +72,7 @@ func TestFitCountsClippedRequests(t *testing.T) {
 // A server without metrics: the capacity could not be read, and no
 // finding is made up.
 func TestFitWithoutMetricsSaysTheCapacityIsUnknown(t *testing.T) {
-	sim := vllmsim.NewServer(vllmsim.Config{})
-	defer sim.Close()
+	sim := simtest.Start(t, vllmsim.Config{})
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", sim.Handler())
 	srv := httptest.NewServer(mux)
@@ -94,8 +94,7 @@ func TestFitWithoutMetricsSaysTheCapacityIsUnknown(t *testing.T) {
 func TestFitReadsTheCacheConfigOfAURL(t *testing.T) {
 	cfg, err := vllmsim.ParseServeArgs([]string{"--num-gpu-blocks-override", "1000", "--max-model-len", "4096"})
 	require.NoError(t, err)
-	sim := vllmsim.NewServer(cfg)
-	defer sim.Close()
+	sim := simtest.Start(t, cfg)
 	plan := DefaultPlan()
 	plan.Target, plan.Fixture = URLTarget{URL: sim.URL}, testFixture(t, "fixed:3000:1000")
 	m, err := Open(context.Background(), plan)

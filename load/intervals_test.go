@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -72,9 +73,8 @@ func TestDesignEffectAgainstKnownServers(t *testing.T) {
 		t.Skip("an 11 s step; the full test pass runs it")
 	}
 	t.Parallel() // light (TestMain)
-	stalls := vllmsim.NewServer(vllmsim.Config{Model: "m",
+	stalls := simtest.Start(t, vllmsim.Config{Model: "m",
 		Profile: engine.StepProfile{Name: "prefill-stalls", Fixed: 2 * time.Millisecond, PerToken: 20 * time.Microsecond}})
-	t.Cleanup(stalls.Close)
 	s := intervalStep(t, stalls, 10, -1, 100)
 	itl := sloResult(t, &s, report.MetricITL)
 	t.Logf("ITL p99 %.1f ms, design effect %.2f, interval %v, %d gaps", itl.ObservedMs, itl.DesignEffect, itl.CI95Ms, itl.Samples)

@@ -38,17 +38,21 @@ type Measurement struct {
 
 // newMeasurement measures an engine plan built by hand (its own Doer and
 // Workload): the engine without a target, for tests.
-func newMeasurement(p stepPlan) *Measurement {
-	return &Measurement{engine: p, report: p.newReport()}
+func newMeasurement(p stepPlan) (*Measurement, error) {
+	if err := p.settle(); err != nil {
+		return nil, err
+	}
+	return &Measurement{engine: p, report: p.newReport()}, nil
 }
 
 // runPlan runs every step of an engine plan built by hand and returns the
 // report; when ctx ends it returns the report so far, marked partial.
 func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
-	if err := p.validate(); err != nil {
+	s, err := newMeasurement(p)
+	if err != nil {
 		return nil, err
 	}
-	return newMeasurement(p).steps(ctx)
+	return s.steps(ctx)
 }
 
 // Open starts (or reaches) the plan's target and prepares the workload.
@@ -126,6 +130,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	}
 	if fx.Sessions != nil {
 		s.useSessions(g, fx)
+	}
+	if err := s.engine.settle(); err != nil {
+		return err
 	}
 	s.report = s.engine.newReport()
 	s.report.Shard = cfg.shardInfo()

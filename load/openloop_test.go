@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
@@ -129,9 +130,8 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 // coming with its prefill, so each holds a slot for 110 ms and the capacity
 // is 2/0.11 ≈ 18 req/s. The rest wait in vLLM's FIFO queue.
 func capacityServer(t *testing.T) *vllmsim.Server {
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", MaxNumSeqs: 2,
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", MaxNumSeqs: 2,
 		Profile: engine.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}})
-	t.Cleanup(srv.Close)
 	return srv
 }
 

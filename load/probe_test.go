@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -129,8 +130,7 @@ func TestProbeLeavesAFailingServerToTheStep(t *testing.T) {
 // vLLM's API, as the simulator serves it, takes token ids and has
 // /tokenize: the probe changes nothing and says nothing.
 func TestProbeFindsVLLMsExtras(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant"})
-	t.Cleanup(srv.Close)
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant"})
 	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m"}
 	for _, api := range []workload.API{workload.APICompletions, workload.APIChat} {
 		f, err := probeFeatures(t.Context(), ep, http.DefaultClient, api)

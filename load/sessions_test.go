@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/fixtures/formats"
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -82,9 +83,8 @@ func smallWeka(t *testing.T) (string, *fixtures.Fixture) {
 // hundredth and capped at 50 ms.
 func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixture, *vllmsim.Server, func() (float64, *Measurement)) {
 	dir, fx := smallWeka(t)
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 65536,
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 65536,
 		Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: time.Millisecond}})
-	t.Cleanup(srv.Close)
 	cfg := DefaultPlan()
 	cfg.Target, cfg.Fixture, cfg.API = URLTarget{URL: srv.URL}, testFixture(t, dir), api
 	cfg.Rates, cfg.Arrival, cfg.Duration, cfg.Warmup = []float64{3}, testSpec(t, "constant"), time.Second, 0
@@ -95,7 +95,7 @@ func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixtur
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	log := &turnLogger{c: s.client}
-	s.engine.Doer = log
+	s.engine.Doer, s.engine.send.Doer = log, log
 	run := func() (float64, *Measurement) {
 		before := srv.Stats()
 		_, err := s.Step(context.Background(), 3)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/report"
@@ -24,8 +25,7 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	cfg, err := vllmsim.ParseServeArgs([]string{"--model", "m", "--max-num-queued-reqs", "8"})
 	require.NoError(t, err)
 	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
-	srv := vllmsim.NewServer(cfg)
-	t.Cleanup(srv.Close)
+	srv := simtest.Start(t, cfg)
 	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(16, 5),
 		Plan: Plan{Rates: []float64{160}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second,
 			DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}

@@ -17,7 +17,7 @@ import (
 // workload indices from firstIndex; it returns how many it used. A step cut
 // short by ctx comes back marked partial together with ctx's error.
 func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*report.StepReport, int, error) {
-	if err := p.validate(); err != nil {
+	if err := p.checkRate(rate); err != nil {
 		return nil, 0, err
 	}
 	if p.Sessions != nil {
@@ -33,9 +33,8 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 	if err != nil {
 		return nil, 0, err
 	}
-	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Doer: p.Doer,
-		MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout(), Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
-		Cancel: p.Cancel}
+	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
+		Cancel: p.Cancel, Sender: p.send}
 	res, runErr := d.Run(ctx)
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, _ *observe.Evidence) {
 		st.Evidence = f.rec.ReportEvidence()
@@ -121,7 +120,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
-	j := verdict.Judge(st, ev, p.judging())
+	j := verdict.Judge(st, ev, p.judge)
 	j.Apply(st)
 	if p.Overload != nil {
 		// An overload step is judged by the overload gate instead of the

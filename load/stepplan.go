@@ -69,6 +69,23 @@ type stepPlan struct {
 	// Features is what a probe found of a server llmslo did not start
 	// (nil: one with vLLM's extras).
 	Features *serverFeatures
+
+	// send and judge are what dispatch and verdict take from the plan,
+	// the same for every step: derived once, by settle.
+	send  dispatch.Sender
+	judge verdict.Config
+}
+
+// settle checks a plan that Open (or a test) has joined to its target and
+// workload, and derives what each step hands to dispatch and verdict, so
+// that no step builds them again.
+func (p *stepPlan) settle() error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	p.send = dispatch.Sender{Doer: p.Doer, MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
+	p.judge = p.judging()
+	return nil
 }
 
 // stepName is the name of the step at a rate, as a subtest would be called.
@@ -89,6 +106,19 @@ func (p *stepPlan) Steps() []float64 {
 }
 
 func (p *stepPlan) validate() error {
+	if err := p.checkSettings(); err != nil {
+		return err
+	}
+	for _, r := range p.Steps() {
+		if err := p.checkRate(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSettings checks what does not depend on a step's rate.
+func (p *stepPlan) checkSettings() error {
 	switch {
 	case p.Doer == nil:
 		return errors.New("plan has no Doer")
@@ -105,10 +135,13 @@ func (p *stepPlan) validate() error {
 	case len(p.Steps()) == 0:
 		return errors.New("plan has no rates")
 	}
-	for _, r := range p.Steps() {
-		if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.Trace) {
-			return fmt.Errorf("bad rate %g", r)
-		}
+	return nil
+}
+
+// checkRate checks one step's rate: the plan's, or one a sweep chose.
+func (p *stepPlan) checkRate(r float64) error {
+	if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.Trace) {
+		return fmt.Errorf("bad rate %g", r)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -28,8 +29,7 @@ func TestURLTargetErrorsCarryNoSecret(t *testing.T) {
 }
 
 func TestURLTargetReportsNoSecret(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
-	t.Cleanup(srv.Close)
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant", ServedModelName: "served"})
 	_, err := URLTarget{URL: strings.Replace(srv.URL, "http://", "http://user:pw@", 1)}.Start(context.Background())
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "pw")

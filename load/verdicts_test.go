@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/report"
@@ -21,8 +22,7 @@ import (
 func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vllmsim.Server {
 	t.Helper()
 	faults.PacedTTFT, faults.PacedITL = ttft, itl
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", Faults: faults})
-	t.Cleanup(srv.Close)
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant", Faults: faults})
 	return srv
 }
 
@@ -104,9 +104,8 @@ func TestAbandonedRequestsAreLowerBounds(t *testing.T) {
 // 100 ms burst that takes seconds to serve reports the tokens per second
 // the server gave.
 func TestThroughputOverTheTimeTheStepRan(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", MaxNumSeqs: 4,
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", MaxNumSeqs: 4,
 		Profile: engine.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
-	t.Cleanup(srv.Close)
 	p := constantPlan(t, engineClient(t, srv.URL), 640, 100*time.Millisecond, 16, 20, "e2el.p50<=1h")
 	p.DrainTimeout = 30 * time.Second
 	rep, err := runPlan(context.Background(), p)
@@ -127,8 +126,7 @@ func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
 	if raceEnabled {
 		t.Skip("a send-lag figure: the race detector slows the in-process server's JSON decoding tenfold; run without -race")
 	}
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 200_000})
-	t.Cleanup(srv.Close)
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 200_000})
 	step := func(in int) report.StepReport {
 		p := constantPlan(t, engineClient(t, srv.URL), 5, 2*time.Second, in, 1, "ttft.p50<=10s")
 		// The scheduler-latency signal is the in-process server's: decoding

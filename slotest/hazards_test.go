@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -37,15 +38,9 @@ func measure(t *testing.T, opts ...Option) *report.StepReport {
 	return &rep.Steps[0]
 }
 
-func newSim(t *testing.T, cfg vllmsim.Config) *vllmsim.Server {
-	srv := vllmsim.NewServer(cfg)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
-	t.Parallel()                                    // light (TestMain)
-	srv := newSim(t, vllmsim.Config{DevMode: true}) // serves /reset_prefix_cache
+	t.Parallel()                                           // light (TestMain)
+	srv := simtest.Start(t, vllmsim.Config{DevMode: true}) // serves /reset_prefix_cache
 	run := func(salt, reset bool) *report.StepReport {
 		return measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:4"), WithRates(20),
 			WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"), WithSeed(7),
@@ -118,7 +113,7 @@ func truncatingProxy(t *testing.T, upstream string) string {
 }
 
 func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
-	srv := newSim(t, vllmsim.Config{ProfileName: "instant"})
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant"})
 	opts := []Option{WithFixture("fixed:64:32"), WithRates(20), WithDuration(time.Second), WithWarmup(0),
 		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)}
 	st := measure(t, append(opts, WithTarget(truncatingProxy(t, srv.URL)))...)
@@ -138,7 +133,7 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 // re-run is TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset.)
 func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 	t.Parallel() // light (TestMain)
-	srv := newSim(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
+	srv := simtest.Start(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
 	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:256"), WithRates(3), WithArrival("constant"),
 		WithDuration(3*time.Second), WithWarmup(0), WithSLO("ttft.p50<=30s"), WithSeed(11), WithThresholds(clientQuiet),
 		WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -49,8 +50,7 @@ func TestShardStepsAreNeverShortenedToTheDeadline(t *testing.T) {
 // pod would: the environment chooses the server, the shard and the start,
 // and the report lands in the shard's own folder, marked with the shard.
 func TestRunAsAShard(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant"})
-	defer srv.Close()
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant"})
 	dir := t.TempDir()
 	t.Setenv(EnvTarget, srv.URL)
 	t.Setenv(EnvReportDir, dir)

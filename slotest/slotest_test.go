@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
@@ -170,7 +171,7 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 }
 
 func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
-	srv := newSim(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
 	rep, err := measureRun(t, WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
 		WithArrival("constant"), WithDuration(time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s", "error_rate<=0%"),
 		WithThresholds(clientQuiet))

@@ -1,8 +1,6 @@
 package slotest
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,13 +17,7 @@ import (
 // registry), started through containers/vllm with vLLM-style arguments by
 // SLOTEST_TARGET=vllm, and a short SLO test passes through it.
 func TestVLLMTargetThroughTheSimulatorImage(t *testing.T) {
-	dockergate.Require(t)
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	img, err := vllm.BuildSimImage(ctx, root, "llmslo/vllm-sim:slotest", nil)
-	require.NoError(t, err)
+	img := dockergate.SimImage(t, "llmslo/vllm-sim:slotest", vllm.BuildSimImage)
 
 	t.Setenv(EnvTarget, "vllm")
 	t.Setenv(EnvVLLMImage, img)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -20,9 +21,8 @@ import (
 // counted apart from failures; --requests-out writes a line per request,
 // and the abandoned lines are the report's count.
 func TestRunCancelRateAndRequestsOut(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant",
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant",
 		Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: 10 * time.Millisecond}})
-	defer srv.Close()
 	dir := t.TempDir()
 	reqs, rep := filepath.Join(dir, "requests.jsonl"), filepath.Join(dir, "report.json")
 	code, stdout, stderr := runArgs(t, "run", "--target", srv.URL, "--rates", "20", "--duration", "2s", "--warmup", "0s",

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -18,8 +19,7 @@ import (
 func TestTuneAgainstAURLCannotChangeFlags(t *testing.T) {
 	cfg, err := vllmsim.ParseServeArgs([]string{"--profile", "h100-llama3-8b", "--max-num-seqs", "2"})
 	require.NoError(t, err)
-	srv := vllmsim.NewServer(cfg)
-	defer srv.Close()
+	srv := simtest.Start(t, cfg)
 	dir := t.TempDir()
 	path, page := filepath.Join(dir, "tune.json"), filepath.Join(dir, "tune.html")
 	code, stdout, stderr := runArgs(t, "tune", "--target", srv.URL, "--rates", "4,60", "--refine", "0", "--fixture", "fixed:32:8",

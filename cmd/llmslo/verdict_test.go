@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -20,9 +21,8 @@ import (
 // on the command line: the error guard still applies and the run exits 1,
 // naming the error rate.
 func TestRunFailsWhenTheServerDiesMidStep(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant",
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant",
 		Faults: vllmsim.Faults{PacedTTFT: 10 * time.Millisecond, PacedITL: time.Millisecond}})
-	defer srv.Close()
 	time.AfterFunc(time.Second, srv.Close)
 	code, stdout, stderr := runArgs(t, "run", "--target", srv.URL, "--rates", "20", "--duration", "2s", "--warmup", "0s",
 		"--arrival", "constant", "--fixture", "fixed:8:4", "--slo", "ttft.p50<=1s", "--quiet")
@@ -77,8 +77,7 @@ func TestBaselineIgnoresTheGoTestEnvironment(t *testing.T) {
 // verdict is read: 40 requests cannot vouch for a p99 (too_few_samples)
 // until that hazard is turned off, and the pass then names what it skipped.
 func TestHazardOffIsJudgedWithoutItAndSaysSo(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Millisecond}})
-	defer srv.Close()
+	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Millisecond}})
 	path := filepath.Join(t.TempDir(), "report.json")
 	args := func(extra ...string) []string {
 		return append([]string{"run", "--target", srv.URL, "--rates", "20", "--duration", "2s", "--warmup", "0s",

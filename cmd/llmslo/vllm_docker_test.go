@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,15 +24,7 @@ const cliSimImage = "llmslo/vllm-sim:cli"
 // buildSimImage builds the simulator's image from this checkout (FROM
 // scratch: no registry).
 func buildSimImage(t *testing.T) string {
-	t.Helper()
-	dockergate.Require(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	img, err := vllm.BuildSimImage(ctx, root, cliSimImage, nil)
-	require.NoError(t, err)
-	return img
+	return dockergate.SimImage(t, cliSimImage, vllm.BuildSimImage)
 }
 
 // TestRunVLLMTargetEndToEnd is llmslo run --target vllm as a user runs it:

@@ -21,30 +21,13 @@ import (
 const fakeImageTag = "llmslo/vllm-fake:test"
 
 var (
-	simImageOnce   sync.Once
-	simImageErr    error
 	fakeImageOnce  sync.Once
 	fakeImageErr   error
 	fakeImageBuilt bool
 )
 
 // simImage builds the simulator's image from this checkout, once per run.
-func simImage(t *testing.T) string {
-	t.Helper()
-	dockergate.Require(t)
-	simImageOnce.Do(func() {
-		root, err := filepath.Abs(filepath.Join("..", ".."))
-		if err != nil {
-			simImageErr = err
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		_, simImageErr = BuildSimImage(ctx, root, SimImage, nil)
-	})
-	require.NoError(t, simImageErr)
-	return SimImage
-}
+func simImage(t *testing.T) string { return dockergate.SimImage(t, SimImage, BuildSimImage) }
 
 // fakeImage builds the testdata/fakevllm fixture's image, once per run.
 func fakeImage(t *testing.T) string {

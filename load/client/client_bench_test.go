@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -42,8 +43,7 @@ func BenchmarkClientStream(b *testing.B) {
 // event includes the simulator's, on the same cores.
 func BenchmarkClientStreamPaced(b *testing.B) {
 	const tokens = 256
-	srv := vllmsim.NewServer(vllmsim.Config{Model: testModel, ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Nanosecond}})
-	defer srv.Close() // untapped: the tap's copies would count as the client's cost
+	srv := simtest.Start(b, vllmsim.Config{Model: testModel, ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Nanosecond}}) // untapped: the tap's copies would count as the client's cost
 	c := newTestClient(b, srv.URL, Config{})
 	req := workload.Request{PromptIDs: tokenIDs(512), OutputTokens: tokens}
 	var out Outcome

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -33,8 +34,7 @@ func (c writeCountingConn) Write(p []byte) (int, error) {
 // A request's headers and body go out in one write: a second write costs
 // a syscall on each side and a packet, per request.
 func TestRequestGoesOutInOneWrite(t *testing.T) {
-	srv := vllmsim.NewServer(vllmsim.Config{Model: testModel, ProfileName: "instant"})
-	defer srv.Close()
+	srv := simtest.Start(t, vllmsim.Config{Model: testModel, ProfileName: "instant"})
 	c := newTestClient(t, srv.URL, Config{})
 	var writes atomic.Int64
 	dial := c.tr.DialContext

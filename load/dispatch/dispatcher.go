@@ -31,13 +31,7 @@ type OpenLoop struct {
 	// sit on the send path.
 	Workload   workload.Workload
 	FirstIndex int
-	Doer       Doer
-	// MaxInFlight caps requests in flight; 0 means no cap.
-	MaxInFlight int
-	// DrainTimeout bounds the wait for requests still in flight after the
-	// last send. Requests unfinished at the bound are cancelled and recorded
-	// as ClassUnfinished, never forgotten. Zero means 30s.
-	DrainTimeout time.Duration
+	Sender
 	// Recorder receives every outcome.
 	Recorder Recorder
 	// Prepare is how many requests are built ahead of the schedule.
@@ -49,8 +43,6 @@ type OpenLoop struct {
 	// Wait is how the dispatcher waits for each send's time; the zero
 	// value, WaitFine, is the punctual one (bench/ compares the modes).
 	Wait WaitMode
-
-	senders *senders // the last Run's, for tests
 }
 
 // Result says how an open-loop run ended.
@@ -66,8 +58,15 @@ type Result struct {
 // Run dispatches the schedule and waits for the drain. It returns early only
 // when ctx ends, after cancelling and recording what was in flight.
 func (d *OpenLoop) Run(ctx context.Context) (Result, error) {
+	res, _, err := d.run(ctx)
+	return res, err
+}
+
+// run is Run, also returning the senders it ran the requests on (tests
+// count their goroutines).
+func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
-		return Result{}, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Recorder")
+		return Result{}, nil, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Recorder")
 	}
 	start := d.Start
 	if start.IsZero() {
@@ -101,7 +100,6 @@ func (d *OpenLoop) Run(ctx context.Context) (Result, error) {
 		inFlight.Add(-1)
 		d.Recorder.Record(&out, end)
 	})
-	d.senders = senders
 
 	prepared, stopPrep := d.prepare(ctx)
 	defer stopPrep()
@@ -142,9 +140,9 @@ dispatch:
 	res.Drained, res.Canceled = drained, res.Canceled || canceled
 	res.End = time.Now()
 	if res.Canceled {
-		return res, ctx.Err()
+		return res, senders, ctx.Err()
 	}
-	return res, nil
+	return res, senders, nil
 }
 
 // prepare builds requests ahead of the schedule on one goroutine.

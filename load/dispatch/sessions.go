@@ -54,8 +54,12 @@ type SessionLoop struct {
 	// the server but are not recorded; those starting at or after it are
 	// recorded turn by turn until they end or the drain bound passes.
 	MeasureFrom time.Duration
-	Doer        Doer
-	Recorder    Recorder
+	// Sender's cap applies to turns: a turn over it is dropped and
+	// counted, and its session goes on. The drain bound runs from the
+	// last session's start; at it, turns in flight are cancelled and
+	// recorded as ClassUnfinished, and turns not yet due are never sent.
+	Sender
+	Recorder Recorder
 	// ThinkScale multiplies every think time (0 means 1; negative is an
 	// error); MaxThink, when positive, caps a scaled think time.
 	ThinkScale float64
@@ -64,14 +68,6 @@ type SessionLoop struct {
 	// kept no response ends): turn t+1 is then intended at turn t's
 	// intended time plus the gap, or at its response's end if later.
 	ThinkIsGap bool
-	// MaxInFlight caps turns in flight; a turn over it is dropped and
-	// counted, and its session goes on. Zero means no cap.
-	MaxInFlight int
-	// DrainTimeout bounds the wait, after the last session started, for
-	// every session to end (zero: DefaultDrainTimeout). At the bound turns
-	// in flight are cancelled and recorded as ClassUnfinished; turns not
-	// yet due are never sent.
-	DrainTimeout time.Duration
 	// Prepare is how many sessions' first turns are built ahead of their
 	// start; zero means 16. Later turns are built while the previous one
 	// runs.

@@ -231,13 +231,13 @@ func (r *Records) Close() error {
 // everything to rec and writes each request's record, named step, with
 // times from start (the schedule's offset zero). Requests due before
 // measureFrom are the warm-up: rec ignores them, the records mark them.
-func (r *Records) Step(rec *Recorder, step string, start, measureFrom time.Time) *StepRecorder {
-	return &StepRecorder{rec: rec, records: r, step: step, start: start, measureFrom: measureFrom}
+func (r *Records) Step(rec *Recorder, step string, start, measureFrom time.Time) *RecordsTee {
+	return &RecordsTee{rec: rec, records: r, step: step, start: start, measureFrom: measureFrom}
 }
 
-// StepRecorder is a dispatch recorder that passes what it sees to a step's
+// RecordsTee is a dispatch recorder that passes what it sees to a step's
 // Recorder and writes a record of each request to Records.
-type StepRecorder struct {
+type RecordsTee struct {
 	rec         *Recorder
 	records     *Records
 	step        string
@@ -246,26 +246,26 @@ type StepRecorder struct {
 }
 
 // Started passes the send on.
-func (s *StepRecorder) Started(intended time.Time) { s.rec.Started(intended) }
+func (s *RecordsTee) Started(intended time.Time) { s.rec.Started(intended) }
 
 // Dropped passes a drop on; the dispatcher calls DroppedRequest instead,
 // which also writes the request's record.
-func (s *StepRecorder) Dropped(intended time.Time) { s.rec.Dropped(intended) }
+func (s *RecordsTee) Dropped(intended time.Time) { s.rec.Dropped(intended) }
 
 // DroppedRequest passes a drop on and writes the record of a request the
 // in-flight cap kept from being sent.
-func (s *StepRecorder) DroppedRequest(req workload.Request, intended time.Time) {
+func (s *RecordsTee) DroppedRequest(req workload.Request, intended time.Time) {
 	s.rec.Dropped(intended)
 	s.writeDrop(req, intended, intended.Before(s.measureFrom))
 }
 
 // UnmeasuredDrop writes the record of a dropped turn of a session started
 // in the warm-up; the step's Recorder does not hear of it.
-func (s *StepRecorder) UnmeasuredDrop(req workload.Request, intended time.Time) {
+func (s *RecordsTee) UnmeasuredDrop(req workload.Request, intended time.Time) {
 	s.writeDrop(req, intended, true)
 }
 
-func (s *StepRecorder) writeDrop(req workload.Request, intended time.Time, warmup bool) {
+func (s *RecordsTee) writeDrop(req workload.Request, intended time.Time, warmup bool) {
 	s.records.add(pendingRecord{
 		step: s.step, req: idOf(req), warmup: warmup,
 		intended: intended.Sub(s.start), sent: absent, first: absent, last: absent, done: absent,
@@ -274,7 +274,7 @@ func (s *StepRecorder) writeDrop(req workload.Request, intended time.Time, warmu
 }
 
 // Record passes a finished request on and writes its record.
-func (s *StepRecorder) Record(o *client.Outcome, at time.Time) {
+func (s *RecordsTee) Record(o *client.Outcome, at time.Time) {
 	s.rec.Record(o, at)
 	s.write(o, at, o.Intended.Before(s.measureFrom))
 }
@@ -282,12 +282,12 @@ func (s *StepRecorder) Record(o *client.Outcome, at time.Time) {
 // Unmeasured writes the record of a turn of a session started in the
 // warm-up, marked as warm-up whenever it was sent; the step's Recorder
 // hears of it only through WarmupEnded, for progress.
-func (s *StepRecorder) Unmeasured(o *client.Outcome, at time.Time) { s.write(o, at, true) }
+func (s *RecordsTee) Unmeasured(o *client.Outcome, at time.Time) { s.write(o, at, true) }
 
 // WarmupEnded passes a finished warm-up session turn on, for progress.
-func (s *StepRecorder) WarmupEnded(o *client.Outcome) { s.rec.WarmupEnded(o) }
+func (s *RecordsTee) WarmupEnded(o *client.Outcome) { s.rec.WarmupEnded(o) }
 
-func (s *StepRecorder) write(o *client.Outcome, at time.Time, warmup bool) {
+func (s *RecordsTee) write(o *client.Outcome, at time.Time, warmup bool) {
 	p := pendingRecord{
 		step: s.step, req: idOf(o.Request), warmup: warmup,
 		intended: o.Intended.Sub(s.start), sent: s.since(o.Sent), first: s.since(o.First), last: s.since(o.Last),
@@ -302,7 +302,7 @@ func (s *StepRecorder) write(o *client.Outcome, at time.Time, warmup bool) {
 	s.records.add(p)
 }
 
-func (s *StepRecorder) since(t time.Time) time.Duration {
+func (s *RecordsTee) since(t time.Time) time.Duration {
 	if t.IsZero() {
 		return absent
 	}

@@ -46,7 +46,7 @@ func newPosition() position {
 	return position{ttft: stats.NewHistogram(), itl: stats.NewHistogram(), e2el: stats.NewHistogram()}
 }
 
-// turnRecords is a sink that writes per-request records (StepRecorder):
+// turnRecords is a sink that writes per-request records (RecordsTee):
 // it wants dropped turns with their requests, and the warm-up's turns.
 type turnRecords interface {
 	DroppedRequest(req workload.Request, intended time.Time)
@@ -79,7 +79,7 @@ func (t *Turns) DroppedRequest(req workload.Request, intended time.Time) {
 }
 
 // warmupSink is a sink that counts the warm-up's turns for progress
-// (Recorder, StepRecorder).
+// (Recorder, RecordsTee).
 type warmupSink interface{ WarmupEnded(o *client.Outcome) }
 
 // Unmeasured passes on a turn of a session started in the warm-up, which

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/vllmsim/engine"
 )
@@ -20,9 +21,8 @@ import (
 func TestResetTrustedOnlyWhenItCanHaveWorked(t *testing.T) {
 	ctx := context.Background()
 	hc := &http.Client{Timeout: 5 * time.Second}
-	srv := vllmsim.NewServer(vllmsim.Config{Model: "m", DevMode: true,
+	srv := simtest.Start(t, vllmsim.Config{Model: "m", DevMode: true,
 		Profile: engine.StepProfile{Name: "slow", Fixed: 100 * time.Millisecond}})
-	t.Cleanup(srv.Close)
 	running := func() chan struct{} {
 		done := make(chan struct{})
 		go func() {
@@ -64,8 +64,7 @@ func TestResetTrustedOnlyWhenItCanHaveWorked(t *testing.T) {
 		t.Fatalf("reset preempting: %q, %v, stats %+v; want done after one preemption", st, err, srv.Stats())
 	}
 
-	plain := vllmsim.NewServer(vllmsim.Config{Model: "m", ProfileName: "instant"})
-	t.Cleanup(plain.Close)
+	plain := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant"})
 	if st, err = ResetPrefixCache(ctx, hc, plain.URL, ResetOptions{}); err != nil || st != ResetNotServed {
 		t.Fatalf("reset outside dev mode: %q, %v; want %q", st, err, ResetNotServed)
 	}

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,28 +30,8 @@ const (
 	model     = "Qwen/Qwen3-0.6B" // a model the simulator knows
 )
 
-var (
-	simOnce sync.Once
-	simErr  error
-)
-
 // simImage builds the simulator's image from this checkout, once per run.
-func simImage(t *testing.T) string {
-	t.Helper()
-	dockergate.Require(t)
-	simOnce.Do(func() {
-		root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-		if err != nil {
-			simErr = err
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		_, simErr = vllm.BuildSimImage(ctx, root, simTag, nil)
-	})
-	require.NoError(t, simErr)
-	return simTag
-}
+func simImage(t *testing.T) string { return dockergate.SimImage(t, simTag, vllm.BuildSimImage) }
 
 func inspect(t *testing.T, id string) client.ContainerInspectResult {
 	t.Helper()
