@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -21,7 +20,8 @@ import (
 // loop would. The second run's prompts are all in the cache, so its TTFT is
 // flattering; llmslo marks it invalid instead of passing it.
 func TestWarmCacheIsCaught(t *testing.T) {
-	srv := simtest.Start(t, vllmsim.Config{})
+	srv := vllmsim.NewServer(vllmsim.Config{})
+	defer srv.Close()
 	plan, err := slotest.NewPlan(
 		slotest.WithTarget(srv.URL),
 		slotest.WithFixture("azure-code-2023"), // long prompts, no shared prefixes: 0% hits expected
