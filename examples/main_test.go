@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	_ "github.com/llmslo/llmslo/slotest/vllmcontainer" // SLOTEST_TARGET=vllm starts a container
 )
 
 // runEnv is the variable that runs the examples in llmslo's own test pass:

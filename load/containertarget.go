@@ -12,7 +12,7 @@ import (
 
 // ContainerTarget is a vLLM-compatible server started in a container for
 // the run, serving Model from Image, by Starter: each face sets its own
-// (slotest one built on testcontainers-go, containers/vllm; the llmslo
+// (slotest one built on testcontainers-go, slotest/vllmcontainer; the llmslo
 // command one that calls the Docker API directly, containers/vllm/dockerrun),
 // so that the engine links neither and the command does not link the
 // testing package.

@@ -1,10 +1,10 @@
 package slotest
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +16,6 @@ import (
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
-	"github.com/testcontainers/testcontainers-go"
 )
 
 // config is a gate as its options describe it: the load.Plan they set
@@ -44,7 +43,7 @@ const ShortDivisor = 4
 
 // newConfig returns the defaults with opts applied in order.
 func newConfig(opts ...Option) config {
-	c := config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: vllmStarter{}}
+	c := config{Plan: load.DefaultPlan(), fixture: load.DefaultFixture, container: containerStarter()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -89,6 +88,9 @@ func (c config) targetOf() (load.Target, error) {
 		if o.Model == "" {
 			return nil, fmt.Errorf("the vllm target needs a model: set %s or WithModel", EnvModel)
 		}
+		if o.Starter == nil {
+			return nil, errors.New("the vllm target starts a container: import github.com/llmslo/llmslo/slotest/vllmcontainer in this test package (a blank import is enough)")
+		}
 	}
 	return targets.Parse(c.target, o)
 }
@@ -112,15 +114,10 @@ func WithModel(model string) Option { return func(c *config) { c.model = model }
 // WithSim configures the simulator target.
 func WithSim(cfg vllmsim.Config) Option { return func(c *config) { c.sim = cfg } }
 
-// WithVLLMOptions adds options for the vllm target's container (see
-// package containers/vllm), after the defaults (the model, dev mode). It
-// puts slotest's testcontainers-go starter in place if another was set.
-func WithVLLMOptions(opts ...testcontainers.ContainerCustomizer) Option {
-	return func(c *config) {
-		s, _ := c.container.(vllmStarter)
-		s.opts = append(slices.Clip(s.opts), opts...)
-		c.container = s
-	}
+// WithContainerStarter sets what starts the vllm target's container
+// (package slotest/vllmcontainer's Options sets its own).
+func WithContainerStarter(s load.ContainerStarter) Option {
+	return func(c *config) { c.container = s }
 }
 
 // WithFixture chooses the workload: a shipped fixture name, fixed:IN:OUT,
