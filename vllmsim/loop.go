@@ -144,57 +144,73 @@ func (l *loop) run() {
 		}
 		deadline = deadline.Add(dur)
 		l.metrics.stepStarted(now, fresh)
-		if wait := deadline.Sub(now); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-l.stop:
-				return
-			}
-		} else {
-			select {
-			case <-l.stop:
-				return
-			default:
-			}
+		if !l.sleepUntil(timer, deadline, now) {
+			return
 		}
 
 		l.mu.Lock()
 		emitted := l.eng.Complete(b)
 		at := l.now()
-		for _, s := range emitted {
-			st := s.Owner.(*stream)
-			if st == nil {
-				continue
-			}
-			st.mu.Lock()
-			if l.emit == nil {
-				st.produced = s.Generated()
-				st.done = s.Done()
-			}
-			first := st.firstAt.IsZero()
-			prev := st.lastAt
-			if first {
-				st.firstAt = at
-			}
-			st.lastAt = at
-			st.mu.Unlock()
-			if s.Done() {
-				l.adm.release(st)
-			} else if first {
-				l.adm.prefilled(st)
-			}
-			// vLLM times its metrics by the engine core's output, before
-			// the API server's output path.
-			l.metrics.token(st, first, at, prev)
-			if l.emit == nil {
-				st.signal()
-			}
-		}
+		l.deliver(emitted, at)
 		l.metrics.stepDone(b.Tokens)
 		if l.emit != nil {
 			l.emit.step(at, emitted)
 		}
 		l.mu.Unlock()
+	}
+}
+
+// sleepUntil waits for the step's end at deadline; it reports false when
+// the loop is stopped first.
+func (l *loop) sleepUntil(timer *time.Timer, deadline, now time.Time) bool {
+	wait := deadline.Sub(now)
+	if wait <= 0 {
+		select {
+		case <-l.stop:
+			return false
+		default:
+			return true
+		}
+	}
+	timer.Reset(wait)
+	select {
+	case <-timer.C:
+		return true
+	case <-l.stop:
+		return false
+	}
+}
+
+// deliver hands each sequence the step advanced to its stream, at: the
+// token times, the admission bookkeeping and the metrics. l.mu is held.
+func (l *loop) deliver(emitted []*engine.Seq, at time.Time) {
+	for _, s := range emitted {
+		st := s.Owner.(*stream)
+		if st == nil {
+			continue
+		}
+		st.mu.Lock()
+		if l.emit == nil {
+			st.produced = s.Generated()
+			st.done = s.Done()
+		}
+		first := st.firstAt.IsZero()
+		prev := st.lastAt
+		if first {
+			st.firstAt = at
+		}
+		st.lastAt = at
+		st.mu.Unlock()
+		if s.Done() {
+			l.adm.release(st)
+		} else if first {
+			l.adm.prefilled(st)
+		}
+		// vLLM times its metrics by the engine core's output, before
+		// the API server's output path.
+		l.metrics.token(st, first, at, prev)
+		if l.emit == nil {
+			st.signal()
+		}
 	}
 }
