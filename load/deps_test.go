@@ -28,11 +28,7 @@ func TestEngineLinksNoSimulatorNoRendererNoTesting(t *testing.T) {
 	banned := []string{"github.com/llmslo/llmslo/vllmsim", "github.com/llmslo/llmslo/containers",
 		"github.com/llmslo/llmslo/load/render", "html/template", "gonum.org/", "testing",
 		"github.com/stretchr/testify", "github.com/testcontainers/"}
-	for _, d := range golist.List(t, append([]string{"-deps"}, engine...)...) {
-		for _, b := range banned {
-			assert.False(t, golist.Links(d, b), "the engine links %s", d)
-		}
-	}
+	assert.Empty(t, golist.Linked(golist.List(t, append([]string{"-deps"}, engine...)...), banned...), "the engine links these")
 }
 
 // layers is the engine's order as docs/ARCHITECTURE.md draws it: each
@@ -90,10 +86,6 @@ func TestAProgramThatBuildsAPlanLinksNoTestCode(t *testing.T) {
 		"github.com/llmslo/llmslo/load/verdict", "github.com/llmslo/llmslo/vllmsim/simtarget"}
 	deps := golist.List(t, append([]string{"-deps"}, program...)...)
 	require.Contains(t, deps, "github.com/llmslo/llmslo/vllmsim", "the list is the program's")
-	for _, d := range deps {
-		for _, b := range []string{"testing", "github.com/stretchr/testify", "github.com/testcontainers/",
-			"github.com/docker/", "github.com/moby/", "github.com/llmslo/llmslo/slotest"} {
-			assert.False(t, golist.Links(d, b), "a program building a plan links %s", d)
-		}
-	}
+	assert.Empty(t, golist.Linked(deps, "testing", "github.com/stretchr/testify", "github.com/testcontainers/",
+		"github.com/docker/", "github.com/moby/", "github.com/llmslo/llmslo/slotest"), "a program building a plan links these")
 }

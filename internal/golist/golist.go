@@ -34,3 +34,18 @@ func Links(dep, pkg string) bool {
 	pkg = strings.TrimSuffix(pkg, "/")
 	return dep == pkg || strings.HasPrefix(dep, pkg+"/")
 }
+
+// Linked lists the deps that are one of banned or inside one (as Links
+// reads them): what a test that keeps a package's imports honest reports.
+func Linked(deps []string, banned ...string) []string {
+	var out []string
+	for _, d := range deps {
+		for _, b := range banned {
+			if Links(d, b) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
