@@ -63,6 +63,103 @@ func TestEOSChunkHasVLLMsShape(t *testing.T) {
 	t.Fatal("no request of 50 stopped at end-of-sequence after a token")
 }
 
+// A chat stream with include_usage and continuous_usage_stats that stops at
+// end-of-sequence is vLLM's: the role chunk, token chunks and the stop chunk
+// of empty content each carry the usage so far, then the usage-only chunk
+// ("choices":[]) repeats the last usage, then [DONE]. The members, the
+// explicit nulls and the usage's member order are the capture's.
+func TestUsageStreamHasVLLMsShape(t *testing.T) {
+	s := start(t, Config{ProfileName: "instant", EOSMeanTokens: 3})
+	want := captureEvents("chat-stream-usage-continuous.sse")
+	if k := runs(kinds(t, want)); k != "role,token,final,usage,done" {
+		t.Fatalf("the capture's kinds %s", k)
+	}
+	for i := range 50 {
+		_, raw, _ := rawPost(t, s.URL+"/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "user", "content": "q" + strings.Repeat(" x", i)}},
+			"max_tokens": 20, "stream": true, "stream_options": map[string]any{"include_usage": true, "continuous_usage_stats": true}})
+		got := events(raw)
+		if k := runs(kinds(t, got)); k != runs(kinds(t, want)) || !strings.Contains(got[len(got)-3], `"finish_reason":"stop"`) {
+			continue
+		}
+		n, wn := len(got), len(want)
+		for _, c := range []struct {
+			what      string
+			vllm, sim string
+		}{
+			{"role chunk", want[0], got[0]},
+			{"token chunk", want[1], got[1]},
+			{"stop chunk", want[wn-3], got[n-3]},
+			{"usage chunk", want[wn-2], got[n-2]},
+		} {
+			sameShape(t, c.what, json.RawMessage(c.vllm), json.RawMessage(c.sim), "choices", "usage")
+			if w, g := usageOrder(t, c.vllm), usageOrder(t, c.sim); w != g {
+				t.Errorf("%s: usage members %s, vLLM's %s", c.what, g, w)
+			}
+		}
+		if !strings.Contains(got[n-3], `"delta":{"content":""}`) {
+			t.Errorf("stop chunk %s; vLLM's %s", got[n-3], want[wn-3])
+		}
+		// As in vLLM's, the usage chunk repeats the stop chunk's usage.
+		for _, evs := range [][]string{want, got} {
+			if u, last := usageOf(t, evs[len(evs)-2]), usageOf(t, evs[len(evs)-3]); u != last {
+				t.Errorf("usage chunk %s after a stop chunk with %s", u, last)
+			}
+		}
+
+		// With include_usage alone (continuous_usage_stats is off by
+		// default in the vLLM simulated) the usage chunk is the same.
+		_, raw, _ = rawPost(t, s.URL+"/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "user", "content": "q" + strings.Repeat(" x", i)}},
+			"max_tokens": 20, "stream": true, "stream_options": map[string]any{"include_usage": true}})
+		got = events(raw)
+		if k := runs(kinds(t, got)); k != runs(kinds(t, want)) {
+			t.Fatalf("include_usage alone: kinds %s, vLLM's %s", k, runs(kinds(t, want)))
+		}
+		sameShape(t, "usage chunk (include_usage alone)", json.RawMessage(want[wn-2]), json.RawMessage(got[len(got)-2]), "choices", "usage")
+		return
+	}
+	t.Fatal("no request of 50 stopped at end-of-sequence after a token")
+}
+
+// runs collapses each run of one kind in a comma-separated list to one.
+func runs(kinds string) string {
+	var out []string
+	for _, k := range strings.Split(kinds, ",") {
+		if len(out) == 0 || out[len(out)-1] != k {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// usageOf is a chunk's usage object as written.
+func usageOf(t *testing.T, data string) string {
+	t.Helper()
+	var c struct{ Usage json.RawMessage }
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		t.Fatalf("chunk %s: %v", data, err)
+	}
+	return string(c.Usage)
+}
+
+// usageOrder is the names of a chunk's usage members in the order written.
+func usageOrder(t *testing.T, data string) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(usageOf(t, data)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("usage of %s is not an object", data)
+	}
+	var names []string
+	for dec.More() {
+		name, _ := dec.Token()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("usage of %s: %v", data, err)
+		}
+		names = append(names, name.(string))
+	}
+	return strings.Join(names, ",")
+}
+
 // digits stands for every number in an error message.
 var digits = regexp.MustCompile(`[0-9]+`)
 
