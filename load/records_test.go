@@ -48,6 +48,15 @@ func medianAbs(xs []float64, want float64) float64 {
 	return d[len(d)/2]
 }
 
+// minAbs is the least |x − want| over xs, in milliseconds.
+func minAbs(xs []float64, want float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = min(m, math.Abs(x-want))
+	}
+	return m
+}
+
 // Against a server whose TTFT is 50 ms and ITL 60 ms exactly, the records
 // file holds one line per request, warm-up included, whose times give
 // those figures to the millisecond and whose tokens are exact; requests
@@ -55,8 +64,8 @@ func medianAbs(xs []float64, want float64) float64 {
 //
 // The machine is shared, so a time may come late, never early: the server
 // paces from the request's arrival, after the send, and timers fire late.
-// TTFT and the cut are checked on their least delayed request, the gaps
-// between tokens (late at both ends alike) on their median.
+// TTFT, the cut and the gaps between tokens are checked on their least
+// delayed request to the millisecond, the gaps also on their median.
 func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 	const ttft, itl, after = 50.0, 60.0, 140.0 // ms; tokens at 50, 110, 170, ...: 30 ms either side of the cut
 	srv := pacedSim(t, ttft*time.Millisecond, itl*time.Millisecond, vllmsim.Faults{})
@@ -114,7 +123,12 @@ func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 	// The cut fires on a runtime timer, which an idle process's poller
 	// wakes in whole milliseconds: up to 1 ms late, never early.
 	assert.InDelta(t, after+(tol+1)/2, slices.Min(cutMs), (tol+1)/2, "cut − intended: %v ms", cutMs)
-	assert.Less(t, medianAbs(spanMs, 5*itl), tol, "last − first token over 5 gaps: %v ms", spanMs)
+	// The gaps: the least disturbed request to the millisecond; the median
+	// within a tenth of a gap, since a neighbour's load moves each token
+	// by a few milliseconds while a wrong definition moves every span by
+	// a gap or more.
+	assert.Less(t, minAbs(spanMs, 5*itl), tol, "last − first token over 5 gaps: %v ms", spanMs)
+	assert.Less(t, medianAbs(spanMs, 5*itl), itl/10, "last − first token over 5 gaps: %v ms", spanMs)
 
 	measuredAbandoned := 0
 	for _, r := range lines {
