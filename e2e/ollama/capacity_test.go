@@ -102,8 +102,10 @@ func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecon
 
 // Twice above its capacity the queue grows through the step. With no
 // /metrics nothing can call it over capacity, and the report says so; the
-// SLO on TTFT fails it, far over its limit, while the client keeps the
-// schedule. (Its interval is wide: TTFT on a growing queue rises second by
+// SLO on TTFT fails it conclusively (its whole interval over the limit),
+// while the client keeps the schedule. How far over depends on how fast
+// this machine runs the model (2.8× to over 5× the limit seen on the
+// 2-core CI machine), so the test holds the conclusion, not a multiple. (Its interval is wide: TTFT on a growing queue rises second by
 // second, so its observations are not independent, and the design effect
 // widens the interval accordingly.)
 func TestAboveCapacityFails(t *testing.T) {
@@ -115,8 +117,8 @@ func TestAboveCapacityFails(t *testing.T) {
 	if s.Verdict != report.VerdictFail {
 		t.Fatalf("verdict %s; want fail", s.Verdict)
 	}
-	if r := s.SLO[0]; r.Pass || r.ObservedMs < 5*r.LimitMs {
-		t.Errorf("ttft.p50 %.0f ms against 1 s: want a failure far over the limit (hazards %+v)", r.ObservedMs, s.Hazards)
+	if r := s.SLO[0]; r.Pass || !r.Conclusive {
+		t.Errorf("ttft.p50 %.0f ms (interval %v) against 1 s: want a conclusive failure (hazards %+v)", r.ObservedMs, r.CI95Ms, s.Hazards)
 	}
 	assertHeld(t, s)
 	if s.Overload != nil || !slices.Contains(notJudged(s), verdict.CheckOverCapacity) {
