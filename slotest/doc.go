@@ -1,6 +1,7 @@
 // Package slotest gates LLM serving on service-level objectives from go
 // test. One call, Run, starts a target (the in-process vLLM simulator by
-// default, a URL, or a vLLM container), replays a fixture at open-loop rates
+// default, a URL, or a vLLM container, which package slotest/vllmcontainer
+// starts for the tests that import it), replays a fixture at open-loop rates
 // (each rate a subtest), and fails a step whose p95 TTFT, p99 ITL or any
 // other SLO is violated, or whose measurement cannot be trusted: a warm
 // prefix cache, a client too slow to keep the schedule, a server not yet in
@@ -10,7 +11,7 @@
 // second, paced by WithThinkTimeScale and WithMaxThink (docs/sessions.md).
 //
 // It is one of two faces over package load (the other is the llmslo
-// command): the core (load.Open, Session.Step, Measure) returns errors and
+// command): the core (load.Open, Measurement.Step, Measure) returns errors and
 // reports and knows nothing of testing; Run and CheckStep are thin
 // testing.TB wrappers, and the Assert helpers wrap verdict.Check.
 //

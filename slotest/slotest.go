@@ -22,7 +22,8 @@ import (
 // that says which and what to do. It returns the run's report.
 //
 // SLOTEST_TARGET, when set, overrides the target (sim, vllm or a URL), so
-// one test file gates the simulator on a laptop and a real server in CI.
+// one test file gates the simulator on a laptop and a real server in CI
+// (vllm needs package slotest/vllmcontainer imported).
 // SLOTEST_SHARD=I/N with SLOTEST_START_AT runs shard I of N of the
 // schedule, for llmslo merge to join (docs/sharding.md).
 // Under -short steps and warm-ups are a quarter as long, but a step stays
