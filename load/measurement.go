@@ -8,6 +8,7 @@ import (
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/vllmapi"
@@ -113,7 +114,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	s.engine = stepPlan{
 		Plan:                  cfg,
 		TargetInfo:            s.endpoint.Info(),
-		Doer:                  c,
+		Send:                  dispatch.Sender{Doer: c},
 		Workload:              g,
 		FixtureInfo:           &info,
 		ExpectedPrefixHitRate: info.ExpectedPrefixHitRate,

@@ -57,7 +57,7 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(64, 20),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(64, 20),
 		Plan: Plan{Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
 			SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds()}}
@@ -143,7 +143,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 10),
 		Plan: Plan{Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 3 * time.Second, DrainTimeout: 20 * time.Second,
 			SLOs: slos, Thresholds: quietThresholds()}}
@@ -175,7 +175,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 10),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 10),
 		Plan: Plan{Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 3 * time.Second, DrainTimeout: 5 * time.Second,
 			SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}}
@@ -210,7 +210,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
 			require.NoError(t, err)
 			defer c.Close()
-			p := stepPlan{Doer: c, Workload: fixedWorkload(8, 4),
+			p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 4),
 				Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 					Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
 					SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"), Thresholds: quietThresholds()}}
@@ -250,7 +250,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 func TestNoUsageIsCountedAndReported(t *testing.T) {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 5),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 5),
 		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond,
 			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
@@ -267,7 +267,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	// notwithstanding.
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 20),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 20),
 		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond,
 			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
@@ -279,7 +279,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 
 	// A server that honours the lengths: no hazard.
-	p.Doer = engineClient(t, pacedSim(t, 0, 0, vllmsim.Faults{}).URL)
+	p.Send.Doer = engineClient(t, pacedSim(t, 0, 0, vllmsim.Faults{}).URL)
 	rep, err = runPlan(context.Background(), p)
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].HasHazard(verdict.HazardLengthMismatch), "%+v", rep.Steps[0].Hazards)
@@ -290,7 +290,7 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	p := stepPlan{Doer: c, Workload: fixedWorkload(8, 2),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 2),
 		Plan: Plan{Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 10 * time.Second,
 			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}

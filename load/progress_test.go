@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/stretchr/testify/assert"
@@ -44,7 +45,7 @@ func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
 	var w watcher
-	p := stepPlan{Doer: c, Workload: fixedWorkload(16, 2),
+	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 2),
 		Plan: Plan{Rates: []float64{4, 6}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: time.Second, Warmup: time.Second, DrainTimeout: 5 * time.Second,
 			SLOs: mustSLOs(t, "ttft.p95<=5s"), Thresholds: quietThresholds(), Progress: &w}}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmslo/llmslo/internal/busy"
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -18,7 +19,7 @@ import (
 func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	return stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 1),
+	return stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 1),
 		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: d,
 			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
@@ -58,7 +59,7 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(4, 5),
+	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 5),
 		Plan: Plan{Rates: []float64{50}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond, MaxInFlight: 2,
 			SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}}

@@ -14,6 +14,7 @@ import (
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/vllmapi"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/stretchr/testify/assert"
@@ -82,7 +83,7 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ss.PrepareSessions(context.Background(), 0, 2))
 	log := &turnLogger{c: c}
-	p := stepPlan{Doer: log, Sessions: &SessionReplay{Source: ss},
+	p := stepPlan{Send: dispatch.Sender{Doer: log}, Sessions: &SessionReplay{Source: ss},
 		Plan: Plan{Rates: []float64{4}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
 			SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}}

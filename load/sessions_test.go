@@ -13,6 +13,7 @@ import (
 	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -95,7 +96,7 @@ func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixtur
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	log := &turnLogger{c: s.client}
-	s.engine.Doer, s.engine.send.Doer = log, log
+	s.engine.Send.Doer = log
 	run := func() (float64, *Measurement) {
 		before := srv.Stats()
 		_, err := s.Step(context.Background(), 3)
@@ -203,7 +204,7 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 		_, err := Open(context.Background(), cfg)
 		assert.ErrorContains(t, err, "think time", "%+v %v", cfg.ThinkTimeScale, cfg.MaxThink)
 	}
-	p := stepPlan{Doer: &turnLogger{}, Sessions: &SessionReplay{Source: nil}, Plan: Plan{Rates: []float64{1}, Duration: time.Second}}
+	p := stepPlan{Send: dispatch.Sender{Doer: &turnLogger{}}, Sessions: &SessionReplay{Source: nil}, Plan: Plan{Rates: []float64{1}, Duration: time.Second}}
 	_, err := runPlan(context.Background(), p)
 	assert.ErrorContains(t, err, "no Source")
 	// A sharded session replay is refused by Open (TestShardConfigIsChecked).

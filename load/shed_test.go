@@ -8,6 +8,7 @@ import (
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/vllmsim/engine"
@@ -26,7 +27,7 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
 	srv := simtest.Start(t, cfg)
-	p := stepPlan{Doer: engineClient(t, srv.URL), Workload: fixedWorkload(16, 5),
+	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
 		Plan: Plan{Rates: []float64{160}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second,
 			DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)

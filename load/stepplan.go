@@ -26,8 +26,10 @@ type stepPlan struct {
 	Plan
 
 	TargetInfo report.TargetInfo
-	Doer       dispatch.Doer
-	Workload   workload.Workload
+	// Send is how the steps send: the Doer (the client, or a test's), with
+	// the plan's in-flight cap and drain bound, which settle fills.
+	Send     dispatch.Sender
+	Workload workload.Workload
 	// FixtureInfo describes the workload in the report.
 	FixtureInfo *fixtures.Info
 	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
@@ -70,20 +72,19 @@ type stepPlan struct {
 	// (nil: one with vLLM's extras).
 	Features *serverFeatures
 
-	// send and judge are what dispatch and verdict take from the plan,
-	// the same for every step: derived once, by settle.
-	send  dispatch.Sender
+	// judge is what verdict takes from the plan, the same for every step:
+	// derived once, by settle.
 	judge verdict.Config
 }
 
 // settle checks a plan that Open (or a test) has joined to its target and
-// workload, and derives what each step hands to dispatch and verdict, so
-// that no step builds them again.
+// workload, and completes once what each step hands to dispatch and
+// verdict, so that no step builds them again.
 func (p *stepPlan) settle() error {
 	if err := p.validate(); err != nil {
 		return err
 	}
-	p.send = dispatch.Sender{Doer: p.Doer, MaxInFlight: p.MaxInFlight, DrainTimeout: p.drainTimeout()}
+	p.Send.MaxInFlight, p.Send.DrainTimeout = p.MaxInFlight, p.drainTimeout()
 	p.judge = p.judging()
 	return nil
 }
@@ -120,7 +121,7 @@ func (p *stepPlan) validate() error {
 // checkSettings checks what does not depend on a step's rate.
 func (p *stepPlan) checkSettings() error {
 	switch {
-	case p.Doer == nil:
+	case p.Send.Doer == nil:
 		return errors.New("plan has no Doer")
 	case p.Workload == nil && p.Sessions == nil:
 		return errors.New("plan has no Workload")

@@ -12,6 +12,7 @@ import (
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -27,7 +28,7 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
-	return stepPlan{Doer: c, Workload: fixedWorkload(in, out),
+	return stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(in, out),
 		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: d, DrainTimeout: 5 * time.Second,
 			SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}}
