@@ -2,10 +2,14 @@ package load
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/llmslo/llmslo/internal/simtest"
+	"github.com/llmslo/llmslo/internal/vllmcaptures"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
@@ -56,4 +60,36 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	assert.False(t, guard.Pass, "%+v", guard)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
 	assert.InDelta(t, float64(n.Shed+n.Unfinished)/float64(n.Judged()), s.ErrorRate(), 1e-12)
+}
+
+// The time a shed request waited for its refusal is measured from its
+// intended send to the 503: against a server that refuses every request
+// after exactly 40 ms, its median reads 40 ms plus the trip to the server
+// and back, within a few milliseconds and never below.
+func TestShedTimeIsTheWaitForTheRefusal(t *testing.T) {
+	const refuseAfter = 40 * time.Millisecond
+	body := vllmcaptures.Read("error-503-admission.json")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		time.Sleep(refuseAfter)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
+		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: time.Second,
+			SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
+	rep, err := runPlan(context.Background(), p)
+	require.NoError(t, err)
+	s := rep.Steps[0]
+	require.Equal(t, 20, s.Requests.Shed, "errors %v", s.Errors)
+	require.NotNil(t, s.ShedTime)
+	assert.Equal(t, int64(20), s.ShedTime.Count)
+	ms := float64(refuseAfter) / float64(time.Millisecond)
+	tol := 3.0 // the trip on loopback, a late timer and the send lag
+	if raceEnabled {
+		tol = 10
+	}
+	assert.InDelta(t, ms+tol/2, s.ShedTime.P50, tol/2, "%+v", *s.ShedTime)
 }
