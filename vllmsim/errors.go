@@ -100,12 +100,18 @@ func writeErrorAs(w http.ResponseWriter, format string, status int, msg, param s
 
 // checkErrorFormat validates Config.ErrorFormat, filling the default.
 func (c *Config) checkErrorFormat() error {
-	switch c.ErrorFormat {
+	return chooseOne(&c.ErrorFormat, "--error-format", ErrorFormatOpenAI, ErrorFormatLegacy)
+}
+
+// chooseOne checks a setting of two values, the first its default when
+// empty, and names the flag when it is neither.
+func chooseOne(v *string, flag, def, other string) error {
+	switch *v {
 	case "":
-		c.ErrorFormat = ErrorFormatOpenAI
-	case ErrorFormatOpenAI, ErrorFormatLegacy:
+		*v = def
+	case def, other:
 	default:
-		return fmt.Errorf("vllmsim: --error-format must be %s or %s, got %q", ErrorFormatOpenAI, ErrorFormatLegacy, c.ErrorFormat)
+		return fmt.Errorf("vllmsim: %s must be %s or %s, got %q", flag, def, other, *v)
 	}
 	return nil
 }

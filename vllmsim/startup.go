@@ -19,14 +19,7 @@ const (
 )
 
 func (c *Config) checkStartup() error {
-	switch c.StartupBehavior {
-	case "":
-		c.StartupBehavior = StartupRefuse
-	case StartupRefuse, Startup503:
-	default:
-		return fmt.Errorf("vllmsim: --startup-behavior must be %s or %s, got %q", StartupRefuse, Startup503, c.StartupBehavior)
-	}
-	return nil
+	return chooseOne(&c.StartupBehavior, "--startup-behavior", StartupRefuse, Startup503)
 }
 
 // refusesWhileLoading reports whether the port is closed until ready.

@@ -17,45 +17,28 @@ func init() {
 func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llmslo sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f runFlags
-	f.register(fs)
-	refine := fs.Int("refine", 3, "bisection steps between the last passing and the first failing rate")
-	precision := fs.Float64("precision", 0, "stop bisecting once the knee's bracket is within this fraction of its upper end (0: run every --refine step)")
+	f := registerSearch(fs, 0, "bisection steps between the last passing and the first failing rate",
+		"stop bisecting once the knee's bracket is within this fraction of its upper end (0: run every --refine step)")
 	var variants multiFlag
 	fs.Var(&variants, "server-variant", "vLLM serve flags of one server variant, repeatable, e.g. '--max-num-seqs 128': one sweep each, side by side (sim target)")
-	if err := fs.Parse(args); err != nil {
-		return parseExit(err)
+	cfg, code, ok := f.parse("llmslo sweep", fs, args, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmslo sweep: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	if *refine < 0 {
-		fmt.Fprintln(stderr, "llmslo sweep: --refine must not be negative")
-		return exitUsage
-	}
-	cfg, err := f.plan(stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
-		return exitUsage
-	}
-	rep, err := load.Sweep(ctx, cfg, load.Search{Refine: *refine, Precision: *precision, Variants: variants})
+	search := f.search()
+	search.Variants = variants
+	rep, err := load.Sweep(ctx, cfg, search)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage
 	}
-	code := finish(rep, err, f, stdout, stderr)
+	code = finish(rep, err, f.run, stdout, stderr)
 	if len(rep.Variants) > 0 {
 		render.WriteVariants(stdout, rep)
 		return code
 	}
 	if c := rep.Capacity; c != nil {
 		fmt.Fprintln(stdout, "capacity: "+render.CapacityText(c, rep.Steps))
-		// A sweep that found the knee did its job: steps above it are
-		// expected to fail.
-		if code == exitFail && c.PassRate > 0 && err == nil {
-			code = exitPass
-		}
 	}
-	return code
+	return kneeFound(code, rep, err)
 }

@@ -18,42 +18,30 @@ func init() {
 func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llmslo tune", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f runFlags
-	f.register(fs)
-	refine := fs.Int("refine", 3, "bisection steps of each sweep between its last passing and first failing rate")
-	precision := fs.Float64("precision", 0.1, "stop a sweep's bisection once the knee's bracket is within this fraction of its upper end")
+	f := registerSearch(fs, 0.1, "bisection steps of each sweep between its last passing and first failing rate",
+		"stop a sweep's bisection once the knee's bracket is within this fraction of its upper end")
 	budget := fs.Int("budget", load.DefaultTuneBudget, "sweeps to run at most, the first (from the flags as given) included")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "the last step's overload gate: the limit on the p99 of a shed request's time to its 503")
 	noOverload := fs.Bool("no-overload", false, "leave out the last step, the overload gate at 1.5× the final knee")
-	if err := fs.Parse(args); err != nil {
-		return parseExit(err)
+	cfg, code, ok := f.parse("llmslo tune", fs, args, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmslo tune: unexpected argument %q\n", fs.Arg(0))
+	if *budget < 1 {
+		fmt.Fprintln(stderr, "llmslo tune: --budget must be at least 1")
 		return exitUsage
 	}
-	if *refine < 0 || *budget < 1 {
-		fmt.Fprintln(stderr, "llmslo tune: --refine must not be negative and --budget must be at least 1")
-		return exitUsage
-	}
-	cfg, err := f.plan(stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
-		return exitUsage
-	}
-	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: load.Search{Refine: *refine, Precision: *precision}, Budget: *budget,
+	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: f.search(), Budget: *budget,
 		Overload: verdict.Overload{ShedP99: *shedP99}, NoOverload: *noOverload})
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
 		return exitUsage
 	}
-	code := finish(rep, err, f, stdout, stderr)
+	code = finish(rep, err, f.run, stdout, stderr)
 	render.WriteTune(stdout, rep)
-	// A session that found a knee did its job: steps above it fail by
-	// design. An overload gate that failed fails it.
-	gateFailed := rep.Tune != nil && rep.Tune.Overload != nil && !rep.Tune.Overload.Pass
-	if code == exitFail && rep.Capacity != nil && rep.Capacity.PassRate > 0 && err == nil && !gateFailed {
-		code = exitPass
+	// An overload gate that failed fails the session, knee or not.
+	if rep.Tune != nil && rep.Tune.Overload != nil && !rep.Tune.Overload.Pass {
+		return code
 	}
-	return code
+	return kneeFound(code, rep, err)
 }
