@@ -19,7 +19,7 @@ func TestAMissingBaselineIsRecognised(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "no baseline at")
 	assert.True(t, BaselineMissing(err))
-	_, err = verdict.CompareBaseline(&report.Report{}, &report.StepReport{Name: "rate=4"}, 1, 0.1)
+	_, err = verdict.CompareBaseline(&report.Report{}, &report.StepReport{Name: "rate=4"}, true, 0.1)
 	assert.True(t, BaselineMissing(err))
 	assert.False(t, BaselineMissing(errors.New("connection refused")))
 }

@@ -37,7 +37,7 @@ func TestCompareBaseline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cs, err := CompareBaseline(base, tc.st, 0, 0.10)
+			cs, err := CompareBaseline(base, tc.st, false, 0.10)
 			require.NoError(t, err)
 			require.Len(t, cs, 1, "error_rate has no baseline check")
 			assert.Equal(t, tc.regressed, cs[0].Regressed)
@@ -45,9 +45,9 @@ func TestCompareBaseline(t *testing.T) {
 		})
 	}
 
-	_, err := CompareBaseline(base, &report.StepReport{Name: "rate=8"}, 0, 0.1)
+	_, err := CompareBaseline(base, &report.StepReport{Name: "rate=8"}, false, 0.1)
 	assert.ErrorContains(t, err, "no step rate=8")
-	_, err = CompareBaseline(base, &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, 0, 0.1)
+	_, err = CompareBaseline(base, &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, false, 0.1)
 	assert.ErrorContains(t, err, "no itl.p99")
 }
 
@@ -67,7 +67,7 @@ func TestCompareBaselineUsesBothRunsIntervals(t *testing.T) {
 	}
 	base := &report.Report{Seed: 3, Steps: []report.StepReport{*step(1, 2000)}}
 	check := func(st *report.StepReport) report.BaselineCheck {
-		cs, err := CompareBaseline(base, st, 3, 0.10)
+		cs, err := CompareBaseline(base, st, true, 0.10)
 		require.NoError(t, err)
 		require.Len(t, cs, 1)
 		require.NotNil(t, cs[0].RatioCI95)
@@ -115,7 +115,7 @@ func TestCompareBaselineBlockBootstrap(t *testing.T) {
 
 	// The same requests on the same schedule, on a server 30% slower: the
 	// same seconds slow down (the seed), every latency × 1.3.
-	cs, err := CompareBaseline(base, stepOf(bursty(1, 1.3)), 1, 0.10)
+	cs, err := CompareBaseline(base, stepOf(bursty(1, 1.3)), true, 0.10)
 	require.NoError(t, err)
 	require.NotNil(t, cs[0].RatioCI95)
 	assert.True(t, cs[0].Paired)
@@ -124,7 +124,7 @@ func TestCompareBaselineBlockBootstrap(t *testing.T) {
 
 	// Another seed on the unchanged server: other seconds are slow, and the
 	// interval is wide enough to say so.
-	cs, err = CompareBaseline(base, stepOf(bursty(2, 1)), 2, 0.10)
+	cs, err = CompareBaseline(base, stepOf(bursty(2, 1)), false, 0.10)
 	require.NoError(t, err)
 	assert.False(t, cs[0].Paired)
 	assert.Less(t, cs[0].RatioCI95[0], 1.0)
