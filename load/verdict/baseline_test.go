@@ -131,3 +131,38 @@ func TestCompareBaselineBlockBootstrap(t *testing.T) {
 	assert.Greater(t, cs[0].RatioCI95[1], 1.0)
 	assert.False(t, cs[0].Regressed)
 }
+
+// The ratio and its interval come from one estimator, so the ratio lies in
+// it. Every latency of each run is one value (100 ms, then 133 ms): every
+// resample gives the same ratio, so the bootstrap's interval is one
+// cluster bucket wide, and the histograms' ratio (1.33) falls in another
+// bucket's (×1.32), where a ratio read from the histograms and an interval
+// from the clusters printed "×1.33 [1.32, 1.32]".
+func TestBaselineRatioLiesInItsInterval(t *testing.T) {
+	constant := func(d time.Duration) *report.StepReport {
+		h, c := stats.NewHistogram(), stats.NewClusters()
+		for sec := range 40 {
+			for range 20 {
+				h.Record(d)
+				c.Record(sec, d)
+			}
+		}
+		return &report.StepReport{Name: "rate=6",
+			Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h},
+			Clusters:   map[report.Metric]*stats.Clusters{report.MetricTTFT: c},
+			SLO: []report.SLOResult{{Metric: "ttft", Percentile: 90, Samples: h.Count(),
+				ObservedMs: float64(h.Quantile(90)) / 1e6}}}
+	}
+	base := &report.Report{Steps: []report.StepReport{*constant(100 * time.Millisecond)}}
+	for _, paired := range []bool{true, false} {
+		cs, err := CompareBaseline(base, constant(133*time.Millisecond), paired, 0.10)
+		require.NoError(t, err)
+		require.Len(t, cs, 1)
+		c := cs[0]
+		require.NotNil(t, c.RatioCI95, "forty seconds make ten blocks")
+		assert.InDelta(t, 1.33, c.ObservedMs/c.BaselineMs, 0.002, "the histograms' ratio")
+		assert.LessOrEqual(t, c.RatioCI95[0], c.Ratio, "paired=%v: %+v", paired, c)
+		assert.GreaterOrEqual(t, c.RatioCI95[1], c.Ratio, "paired=%v: %+v", paired, c)
+		assert.InDelta(t, 1.33, c.Ratio, 0.03, "within a cluster bucket of the histograms' ratio")
+	}
+}
