@@ -66,7 +66,7 @@ func RecordBaseline(r *report.Report, path string) error {
 // another workload (fixture, arrival, steps, SLOs, seed, API, duration,
 // warm-up or model): its steps did not send what this run's do, so a
 // comparison would say nothing of the server.
-var ErrBaselineMismatch = errors.New("the baseline was recorded with another workload")
+var ErrBaselineMismatch = errors.New("cannot compare with the baseline")
 
 // ErrBaselineUnchecked is wrapped when the baseline predates the recorded
 // run settings (report.RunInfo), so that it cannot be checked.
