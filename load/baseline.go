@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -190,7 +191,8 @@ func sloSet(specs []report.SLOSpec) string {
 			out[i] = fmt.Sprintf("%s<=%g%%", s.Metric, 100*s.MaxRate)
 			continue
 		}
-		out[i] = fmt.Sprintf("%s.p%g<=%gms", s.Metric, s.Percentile, s.LimitMs)
+		limit := time.Duration(math.Round(s.LimitMs * float64(time.Millisecond)))
+		out[i] = fmt.Sprintf("%s.p%g<=%s", s.Metric, s.Percentile, limit)
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")

@@ -97,7 +97,7 @@ func TestBaselineOfAnotherWorkloadIsRefusedBeforeAnyRequest(t *testing.T) {
 	}{
 		{"fixture", func(p *Plan) { p.Fixture = testFixture(t, "fixed:64:9") }, []string{"fixture fixed:64:8", "this run uses fixed:64:9"}},
 		{"arrival", func(p *Plan) { p.Arrival = testSpec(t, "poisson") }, []string{"arrival constant", "this run uses poisson"}},
-		{"SLOs", func(p *Plan) { p.SLOs = testSLOs(t, "ttft.p90<=2s") }, []string{"SLOs ", "ttft.p50<=2000ms", "this run uses", "ttft.p90<=2000ms"}},
+		{"SLOs", func(p *Plan) { p.SLOs = testSLOs(t, "ttft.p90<=2s") }, []string{"SLOs error_rate<=1%,ttft.p50<=2s, this run uses error_rate<=1%,ttft.p90<=2s"}},
 		{"rates", func(p *Plan) { p.Rates = []float64{10, 20} }, []string{"steps rate=10, this run uses rate=10,rate=20"}},
 		{"seed", func(p *Plan) { p.Seed = 2 }, []string{"seed 1, this run uses 2"}},
 		{"API", func(p *Plan) { p.API = workload.APIChat }, []string{"API completions, this run uses chat"}},
