@@ -201,3 +201,21 @@ func sloSet(specs []report.SLOSpec) string {
 func secondsText(s float64) string {
 	return time.Duration(s * float64(time.Second)).String()
 }
+
+// followsBaseline says the step at rate comes where the baseline's step of
+// its name came, after the same steps: its requests start where the
+// baseline's did. A step run alone (a subtest picked by go test -run) does
+// not, and is compared unpaired.
+func (s *Measurement) followsBaseline(rate float64) bool {
+	recorded := recordedSteps(s.engine.Baseline)
+	k := len(s.report.Steps)
+	if k >= len(recorded) || recorded[k] != s.StepName(rate) {
+		return false
+	}
+	for i := range k {
+		if s.report.Steps[i].Name != recorded[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -164,3 +164,30 @@ func TestBaselineRecordedBeforeTheChecksIsRefusedClearly(t *testing.T) {
 	assert.ErrorContains(t, err, "record it again")
 	assert.Zero(t, sent.Load())
 }
+
+// A step run without the steps before it (a subtest picked by go test
+// -run) starts its requests elsewhere in the fixture than the baseline's
+// did: it is compared, but not paired.
+func TestBaselineStepRunAloneIsNotPaired(t *testing.T) {
+	target, _ := countingSim(t)
+	p := baselinePlan(t, target)
+	p.Rates = []float64{10, 20}
+	base, err := Measure(context.Background(), p)
+	require.NoError(t, err)
+	p.Baseline = base
+	pairedOf := func(rates ...float64) []bool {
+		s, err := Open(context.Background(), p)
+		require.NoError(t, err)
+		defer s.Close()
+		var out []bool
+		for _, r := range rates {
+			st, err := s.Step(context.Background(), r)
+			require.NoError(t, err)
+			require.NotEmpty(t, st.Baseline)
+			out = append(out, st.Baseline[0].Paired)
+		}
+		return out
+	}
+	assert.Equal(t, []bool{false}, pairedOf(20), "rate=20 alone")
+	assert.Equal(t, []bool{true, true}, pairedOf(10, 20), "both, in the baseline's order")
+}

@@ -200,6 +200,7 @@ func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
 	if err := s.nextStepStart(&p); err != nil {
 		return p, err
 	}
+	p.judge.BaselinePaired = p.baselinePaired && s.followsBaseline(rate)
 	p.StepIndex = len(s.report.Steps) + 1
 	if !s.openEnded {
 		p.StepCount = max(len(s.Steps()), p.StepIndex)
