@@ -263,8 +263,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return unexpectedArg("llmslo run", fs, args, stderr)
 	}
 	cfg, err := f.plan(stderr)
 	if err == nil {

@@ -35,8 +35,7 @@ func (s *searchFlags) parse(name string, fs *flag.FlagSet, args []string, stderr
 		return plan, parseExit(err), false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
-		return plan, exitUsage, false
+		return plan, unexpectedArg(name, fs, args, stderr), false
 	}
 	if *s.refine < 0 {
 		fmt.Fprintf(stderr, "%s: --refine must not be negative\n", name)
