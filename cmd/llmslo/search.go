@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,22 +32,44 @@ func registerSearch(fs *flag.FlagSet, precision float64, refineHelp, precisionHe
 // message under the command's name and returns the exit code, with ok
 // false.
 func (s *searchFlags) parse(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (plan load.Plan, code int, ok bool) {
+	if err := refuseBaselineFlags(name, args); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return plan, exitUsage, false
+	}
 	if err := fs.Parse(args); err != nil {
 		return plan, parseExit(err), false
 	}
 	if fs.NArg() > 0 {
 		return plan, unexpectedArg(name, fs, args, stderr), false
 	}
-	if *s.refine < 0 {
-		fmt.Fprintf(stderr, "%s: --refine must not be negative\n", name)
-		return plan, exitUsage, false
-	}
-	plan, err := s.run.plan(stderr)
+	plan, err := s.check(explicitFlags(fs), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return plan, exitUsage, false
 	}
 	return plan, 0, true
+}
+
+// check builds the plan and runs every check that can fail before the
+// first request.
+func (s *searchFlags) check(set map[string]bool, stderr io.Writer) (load.Plan, error) {
+	if *s.refine < 0 {
+		return load.Plan{}, errors.New("--refine must not be negative")
+	}
+	if err := checkPrecision(*s.precision); err != nil {
+		return load.Plan{}, err
+	}
+	if err := s.run.checkPairs(set); err != nil {
+		return load.Plan{}, err
+	}
+	plan, err := s.run.plan(stderr)
+	if err != nil {
+		return plan, err
+	}
+	if err := s.run.checkBeforeLoad(set, plan); err != nil {
+		return plan, err
+	}
+	return plan, checkStepSamples(plan)
 }
 
 // search is the bisection the flags ask for.

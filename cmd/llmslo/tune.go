@@ -27,6 +27,10 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if explicitFlags(fs)["shed-p99"] && *noOverload {
+		fmt.Fprintln(stderr, "llmslo tune: --shed-p99 bounds the overload gate that --no-overload leaves out")
+		return exitUsage
+	}
 	if *budget < 1 {
 		fmt.Fprintln(stderr, "llmslo tune: --budget must be at least 1")
 		return exitUsage

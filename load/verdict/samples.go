@@ -109,8 +109,10 @@ type ShortStep struct {
 // percentile that a step of rate requests per second lasting durationS
 // seconds leaves with too few samples (the rule of too_few_samples);
 // meanOutput is the fixture's mean output length. ok is false when every
-// gated percentile gets its samples, or when too_few_samples is off.
+// gated percentile gets its samples, or when too_few_samples is off. Zero
+// thresholds take their defaults.
 func PlannedShortStep(slos []SLO, th Thresholds, rate, durationS, meanOutput float64) (ShortStep, bool) {
+	th = th.Resolved()
 	if th.IsOff(HazardTooFewSamples) || rate <= 0 {
 		return ShortStep{}, false
 	}

@@ -21,6 +21,7 @@ func TestPlannedShortStep(t *testing.T) {
 	}{
 		// 2 req/s × 20 s = 40 requests; p95 needs 10 / 0.05 = 200.
 		{"p95 at 2 req/s for 20 s", []string{"ttft.p95<=500ms"}, DefaultThresholds(), 2, 20, 100, true, "ttft.p95", 200, 100},
+		{"zero thresholds take the defaults", []string{"ttft.p95<=500ms"}, Thresholds{}, 2, 20, 100, true, "ttft.p95", 200, 100},
 		{"p95 at 16 req/s for 20 s", []string{"ttft.p95<=500ms"}, DefaultThresholds(), 16, 20, 100, false, "", 0, 0},
 		// ITL: 99 gaps a request; p99 needs 1000, so 40 requests suffice.
 		{"itl p99 from many tokens", []string{"itl.p99<=50ms"}, DefaultThresholds(), 2, 20, 100, false, "", 0, 0},
