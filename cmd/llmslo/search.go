@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
@@ -13,9 +14,13 @@ import (
 // searchFlags are what sweep and tune read alike: the run's flags and the
 // bisection's, checked the same way.
 type searchFlags struct {
-	run       runFlags
-	refine    *int
-	precision *float64
+	run         runFlags
+	refine      *int
+	precision   *float64
+	maxDuration *time.Duration
+	// pairs, when set, refuses the command's own flags given where they
+	// mean nothing, before the plan is built.
+	pairs func(set map[string]bool) error
 }
 
 // registerSearch adds the run's flags and the bisection's to fs, with
@@ -25,6 +30,7 @@ func registerSearch(fs *flag.FlagSet, precision float64, refineHelp, precisionHe
 	s.run.register(fs)
 	s.refine = fs.Int("refine", 3, refineHelp)
 	s.precision = fs.Float64("precision", precision, precisionHelp)
+	s.maxDuration = fs.Duration("max-duration", defaultMaxDuration, "cap on the step length chosen when --duration is not given: the length the lowest rate needs for its gated percentiles' samples")
 	return s
 }
 
@@ -59,8 +65,19 @@ func (s *searchFlags) check(set map[string]bool, stderr io.Writer) (load.Plan, e
 	if err := checkPrecision(*s.precision); err != nil {
 		return load.Plan{}, err
 	}
+	switch {
+	case set["max-duration"] && set["duration"]:
+		return load.Plan{}, errors.New("--max-duration caps the step length chosen when --duration is not given; --duration sets it")
+	case *s.maxDuration <= 0:
+		return load.Plan{}, fmt.Errorf("--max-duration %v: want a positive duration", *s.maxDuration)
+	}
 	if err := s.run.checkPairs(set); err != nil {
 		return load.Plan{}, err
+	}
+	if s.pairs != nil {
+		if err := s.pairs(set); err != nil {
+			return load.Plan{}, err
+		}
 	}
 	plan, err := s.run.plan(stderr)
 	if err != nil {
@@ -69,7 +86,10 @@ func (s *searchFlags) check(set map[string]bool, stderr io.Writer) (load.Plan, e
 	if err := s.run.checkBeforeLoad(set, plan); err != nil {
 		return plan, err
 	}
-	return plan, checkStepSamples(plan)
+	if set["duration"] {
+		return plan, checkStepSamples(plan)
+	}
+	return plan, s.sizeDuration(&plan, stderr)
 }
 
 // search is the bisection the flags ask for.

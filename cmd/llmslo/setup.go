@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
@@ -171,23 +173,51 @@ func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// checkStepSamples refuses a search whose lowest rate cannot give a gated
-// percentile its samples in --duration: that step would be invalid and
-// stop the search. Bisection only probes rates between the given ones,
-// so the lowest is the one to check.
-func checkStepSamples(c load.Plan) error {
+// defaultMaxDuration caps the step length a search chooses by itself.
+const defaultMaxDuration = 5 * time.Minute
+
+// stepSamples finds a search's lowest rate that cannot give a gated
+// percentile its samples in the plan's duration: that step would be
+// invalid and stop the search. Bisection only probes rates between the
+// given ones, so the lowest is the one to check. need is the duration that
+// gives them, 20% over and rounded up to 5 s as the too_few_samples
+// hazard's fix is.
+func stepSamples(c load.Plan) (s verdict.ShortStep, rate float64, need time.Duration, short bool) {
 	if len(c.Rates) == 0 || c.Fixture == nil || c.Fixture.Sessions != nil {
-		return nil // sessions: requests per session vary; trace replay: no rates
+		return s, 0, 0, false // sessions: requests per session vary; trace replay: no rates
 	}
-	rate := slices.Min(c.Rates)
+	rate = slices.Min(c.Rates)
 	secs := c.Duration.Seconds() * (1 - c.CancelRate)
-	s, short := verdict.PlannedShortStep(c.SLOs, c.Thresholds, rate, secs, c.Fixture.Info().OutputTokens.Mean)
+	s, short = verdict.PlannedShortStep(c.SLOs, c.Thresholds, rate, secs, c.Fixture.Info().OutputTokens.Mean)
+	need = time.Duration(math.Ceil(s.NeedSecs/(1-c.CancelRate)*1.2/5)*5) * time.Second
+	return s, rate, need, short
+}
+
+// checkStepSamples refuses a --duration given too short for the lowest
+// rate's samples.
+func checkStepSamples(c load.Plan) error {
+	s, rate, need, short := stepSamples(c)
 	if !short {
 		return nil
 	}
-	// 20% over, rounded up to 5 s, as the too_few_samples hazard's fix.
-	need := math.Ceil(s.NeedSecs*1.2/5) * 5
 	return fmt.Errorf("--duration %v: the step at %g req/s gives about %.0f samples of %s, which needs %.0f for a 95%% interval; "+
-		"at that rate it needs --duration %.0fs (or raise the lowest of --rates, or --hazard-off too_few_samples)",
+		"at that rate it needs --duration %v (or raise the lowest of --rates, or --hazard-off too_few_samples)",
 		c.Duration, rate, s.Expect, s.SLO.Name(), s.Need, need)
+}
+
+// sizeDuration lengthens the steps, --duration not given, to what the
+// lowest rate needs, up to --max-duration, and says so.
+func (s *searchFlags) sizeDuration(c *load.Plan, stderr io.Writer) error {
+	short, rate, need, ok := stepSamples(*c)
+	if !ok {
+		return nil
+	}
+	if need > *s.maxDuration {
+		return fmt.Errorf("the step at %g req/s needs %v for %.0f samples of %s, over --max-duration %v: raise the lowest of --rates, or --max-duration",
+			rate, need, short.Need, short.SLO.Name(), *s.maxDuration)
+	}
+	fmt.Fprintf(stderr, "steps last %v, not %v: the step at %g req/s needs that for %.0f samples of %s (capped by --max-duration %v)\n",
+		need, c.Duration, rate, short.Need, short.SLO.Name(), *s.maxDuration)
+	c.Duration = need
+	return nil
 }
