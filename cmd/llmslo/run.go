@@ -292,6 +292,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
 	}
+	if !f.quiet {
+		warnShortSteps(cfg, stderr)
+	}
 	rep, err := load.Measure(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)

@@ -205,6 +205,16 @@ func checkStepSamples(c load.Plan) error {
 		c.Duration, rate, s.Expect, s.SLO.Name(), s.Need, need)
 }
 
+// warnShortSteps tells run, whose rates are the user's to choose, that
+// its lowest rate will likely be invalid for too few samples.
+func warnShortSteps(c load.Plan, stderr io.Writer) {
+	if s, rate, need, short := stepSamples(c); short {
+		fmt.Fprintf(stderr, "note: the step at %g req/s gives about %.0f samples of %s in %v, of the %.0f it needs: "+
+			"it will be invalid unless its interval settles the SLO; --duration %v would give them\n",
+			rate, s.Expect, s.SLO.Name(), c.Duration, s.Need, need)
+	}
+}
+
 // sizeDuration lengthens the steps, --duration not given, to what the
 // lowest rate needs, up to --max-duration, and says so.
 func (s *searchFlags) sizeDuration(c *load.Plan, stderr io.Writer) error {

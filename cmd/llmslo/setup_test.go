@@ -86,6 +86,7 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"sweep too short for p95", append([]string{"sweep"}, short...), []string{"--duration 20s", "2 req/s", "ttft.p95", "needs 200", "--duration 2m0s"}},
 		{"sweep needs more than max-duration", []string{"sweep", "--fixture", "azure-conv-2023", "--rates", "0.5,4", "--max-duration", "3m"}, []string{"0.5 req/s", "ttft.p95", "--max-duration 3m0s"}},
 		{"max-duration with duration", []string{"sweep", "--rates", "20", "--duration", "1m", "--max-duration", "3m"}, []string{"--max-duration", "--duration"}},
+		{"server variants of a running server", []string{"sweep", "--rates", "20", "--server-variant", "--max-num-seqs 8"}, []string{"--server-variant", "--target"}},
 		{"tune too short for p95", append([]string{"tune"}, short...), []string{"--duration 20s", "2 req/s", "ttft.p95", "needs 200"}},
 	}
 	for _, tc := range cases {
@@ -215,4 +216,22 @@ func flagSetFor(t *testing.T) *flag.FlagSet {
 	fs := flag.NewFlagSet(t.Name(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// run keeps the rates it is given, but says before the load which step
+// will lack samples.
+func TestRunWarnsOfAShortStep(t *testing.T) {
+	fs := flagSetFor(t)
+	var f runFlags
+	f.register(fs)
+	require.NoError(t, fs.Parse([]string{"--fixture", "azure-conv-2023", "--rates", "2,40", "--duration", "20s"}))
+	plan, err := f.plan(io.Discard)
+	require.NoError(t, err)
+	var stderr strings.Builder
+	warnShortSteps(plan, &stderr)
+	assert.Contains(t, stderr.String(), "note: the step at 2 req/s gives about 40 samples of ttft.p95 in 20s, of the 200 it needs")
+	plan.Rates = []float64{40}
+	stderr.Reset()
+	warnShortSteps(plan, &stderr)
+	assert.Empty(t, stderr.String())
 }
