@@ -106,10 +106,15 @@ func checkPrecision(p float64) error {
 // before the first request: --report, --html, --requests-out, and the
 // baseline when it is to be recorded. It leaves nothing behind.
 func (f *runFlags) checkOutputs() error {
-	outputs := [][2]string{{"report", f.report}, {"html", f.html}, {"requests-out", f.requestsOut}}
+	outputs := [][2]string{{"--report", f.report}, {"--html", f.html}, {"--requests-out", f.requestsOut}}
 	if f.updateBaseline {
-		outputs = append(outputs, [2]string{"baseline", f.baseline})
+		outputs = append(outputs, [2]string{"--baseline", f.baseline})
 	}
+	return checkOutputPaths(outputs)
+}
+
+// checkOutputPaths probes each {flag, path} pair whose path is set.
+func checkOutputPaths(outputs [][2]string) error {
 	seen := map[string]string{}
 	for _, o := range outputs {
 		if o[1] == "" {
@@ -117,11 +122,11 @@ func (f *runFlags) checkOutputs() error {
 		}
 		abs, _ := filepath.Abs(o[1])
 		if other, dup := seen[abs]; dup {
-			return fmt.Errorf("--%s and --%s name the same file %s", other, o[0], o[1])
+			return fmt.Errorf("%s and %s name the same file %s", other, o[0], o[1])
 		}
 		seen[abs] = o[0]
 		if err := probeWritable(o[1]); err != nil {
-			return fmt.Errorf("--%s %s: %w", o[0], o[1], err)
+			return fmt.Errorf("%s %s: %w", o[0], o[1], err)
 		}
 	}
 	return nil

@@ -106,6 +106,15 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 	}
 }
 
+func TestMergeProbesItsOutputsFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	code, _, stderr := runArgs(t, "merge", "-o", filepath.Join(file, "m.json"), filepath.Join(dir, "shard-0.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "-o "+filepath.Join(file, "m.json")+": "+file+" is a file, not a directory")
+}
+
 func TestOutputProbeAcceptsNewAndExistingFiles(t *testing.T) {
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "old.json")
