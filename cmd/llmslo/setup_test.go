@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,6 +165,13 @@ func TestVersion(t *testing.T) {
 		assert.Regexp(t, regexp.MustCompile(`^llmslo \S+`), stdout, "%v", args)
 		assert.Equal(t, "llmslo "+version()+"\n", stdout)
 	}
+}
+
+func TestVersionNamesTheRevision(t *testing.T) {
+	checkout := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "e2aa9da"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "(devel) (revision e2aa9da, modified)", versionOf(checkout))
+	release := &debug.BuildInfo{Main: debug.Module{Version: "v0.3.0"}}
+	assert.Equal(t, "v0.3.0", versionOf(release))
 }
 
 func TestUnknownFixtureSuggestsTheNearest(t *testing.T) {

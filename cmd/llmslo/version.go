@@ -32,6 +32,11 @@ func version() string {
 	if !ok {
 		return "(unknown)"
 	}
+	return versionOf(info)
+}
+
+// versionOf is version's text for one build's information.
+func versionOf(info *debug.BuildInfo) string {
 	v := info.Main.Version
 	if v == "" {
 		v = "(devel)"
