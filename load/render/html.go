@@ -34,6 +34,17 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 		Class:   verdictClass(r.Verdict),
 		Fixture: r.Fixture,
 		Knee:    chartOrNote(kneeChart(r)),
+		Outcome: r.OutcomeText(),
+	}
+	// A sweep's verdict is its worst step's; the badge says what it found.
+	switch r.SearchOutcome() {
+	case report.OutcomeKneeFound:
+		page.Verdict, page.Class = "KNEE FOUND", "pass"
+	case report.OutcomeBelowLowestRate:
+		page.Verdict, page.Class = "BELOW THE LOWEST RATE", "fail"
+	}
+	if c := r.Capacity; c != nil {
+		page.Capacity = capacityWords(c, r.Steps)
 	}
 	if !r.StartedAt.IsZero() {
 		page.Started = r.StartedAt.UTC().Format(time.RFC3339)
@@ -73,6 +84,10 @@ type htmlPage struct {
 	SLOs    []string
 	Steps   []stepView
 	Knee    chart
+	// Outcome is a search's outcome in words (report.OutcomeText);
+	// Capacity the knee's bracket in words.
+	Outcome  string
+	Capacity string
 }
 
 type stepView struct {
@@ -135,8 +150,8 @@ func sloRows(results []report.SLOResult) []sloRow {
 		if r.Samples == 0 {
 			row.Observed = "no observations"
 		}
-		if !r.Conclusive {
-			row.Result += " (" + inconclusive(r) + ")"
+		if note := resultNote(r); note != "" {
+			row.Result += " (" + note + ")"
 		}
 		rows = append(rows, row)
 	}
@@ -201,11 +216,12 @@ var htmlFuncs = template.FuncMap{
 		}
 		return msText(v)
 	},
-	"pct":  pctText,
-	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"join": strings.Join,
-	"inc":  func(i int) int { return i + 1 },
-	"num":  numText,
+	"pct":      pctText,
+	"capacity": func(c report.Capacity) string { return capacityWords(&c, nil) },
+	"rate":     func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"join":     strings.Join,
+	"inc":      func(i int) int { return i + 1 },
+	"num":      numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
 			return "– (no prompt tokens looked up)"
@@ -257,6 +273,7 @@ section.step{break-inside:avoid-page}
 <body>
 <header>
 <h1>llmslo report <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Report.Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h1>
+{{with .Outcome}}<p class="outcome"><strong>{{.}}</strong></p>{{end}}
 {{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
 <dl>
 <dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
@@ -265,7 +282,7 @@ section.step{break-inside:avoid-page}
 <dt>seed</dt><dd>{{.Report.Seed}}</dd>
 {{with .Started}}<dt>started</dt><dd>{{.}}</dd>{{end}}
 <dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
-{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
+{{with .Report.Capacity}}<dt>capacity</dt><dd>{{$.Capacity}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>{{capacity .}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
 {{range .Report.Target.Notes}}<p class="note"><strong>target:</strong> {{.}}</p>
 {{end}}</header>
