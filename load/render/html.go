@@ -253,8 +253,9 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.6rem 0 .4rem;border-bottom:1px solid #ccd3da;padding-bottom:.2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
 table{border-collapse:collapse;margin:.4rem 0;font-variant-numeric:tabular-nums}
 th,td{padding:.2rem .4rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
-th{background:#f3f5f7;font-weight:600}td:first-child,th:first-child{text-align:left}
-.wide{overflow-x:auto}td.result,th.result{text-align:left}
+th{background:#f3f5f7;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}
+.wide{max-width:100%;overflow-x:auto}td.result,th.result{text-align:left}td.result{white-space:normal;min-width:14rem}
+table.wrap{width:100%}table.wrap td{white-space:normal;text-align:left;vertical-align:top}table.wrap td.num{text-align:right;white-space:nowrap}table.wrap th{text-align:left}table.wrap code{white-space:nowrap}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}dt{color:#56606b}dd{margin:0}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:.3rem;font-weight:700;color:#fff}
 .pass{color:#14692e}.fail{color:#b3261e}.invalid{color:#8a4b00}.none{color:#56606b}
@@ -289,9 +290,9 @@ section.step{break-inside:avoid-page}
 {{with .Report.Fit}}<h2>Fit</h2>
 <p>{{.Message}}</p>{{with .Finding}}<p class="note"><b>finding ({{.Kind}})</b>: {{.Message}}. Flags: {{range $i, $f := .Flags}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{with .Report.Tune}}<h2>Tuning</h2>
-{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table>
-<thead><tr><th>iteration</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
-<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td><code>{{join $it.Args " "}}</code></td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td>{{rate $it.PassRate}} to {{if $it.FailRate}}{{rate $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
+{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table class="wrap">
+<thead><tr><th>#</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
+<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td>{{range $it.Args}}<code>{{.}}</code> {{end}}</td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td class="num">{{num $it.PassRate}} to {{if $it.FailRate}}{{num $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
 <p>Stopped: {{.Stop}}</p>
 <p>Final flags: <code>{{.Command}}</code></p>{{end}}
 {{with .Report.Protect}}<h2>Protect</h2>
@@ -301,11 +302,11 @@ section.step{break-inside:avoid-page}
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>
-<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>shed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
+<thead><tr><th>step</th><th>asked (/s)</th><th>achieved (/s)</th><th>sent</th><th>ok</th><th>failed</th><th>shed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
 <tbody>{{range .Steps}}
 <tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Shed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
 </tbody></table></div>
-<h2>Latency against rate</h2>
+<h2 id="latency">Latency against rate</h2>
 <figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
 <figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
 {{else}}<p class="note">No steps were measured.</p>{{end}}

@@ -2,11 +2,13 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -18,92 +20,248 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
 )
 
 // Chart sizes: wide enough to read on a laptop, small enough to print two
 // to a page.
 const (
 	chartWidth      = 22 * vg.Centimeter
-	legendWidth     = 6 * vg.Centimeter
-	kneeHeight      = 9 * vg.Centimeter
+	kneePanelHeight = 7 * vg.Centimeter // one metric's panel
+	kneeAxisHeight  = 1 * vg.Centimeter // the shared rate axis' label
 	timelineHeight  = 11 * vg.Centimeter
 	limitDashLength = 4 * vg.Millimeter
 )
 
-// kneeChart draws TTFT p50/p95/p99 and ITL p99 against achieved rate, one
-// point per step with samples, and each latency SLO limit as a dashed line.
+// kneeChart draws, against each step's achieved rate, the percentiles the
+// SLOs gate, one panel per metric (TTFT in seconds and TPOT in
+// milliseconds cannot share an axis), each with its SLO limits as dashed
+// lines in its curve's colour. A run without latency SLOs shows TTFT
+// p50/p95/p99 and ITL p99; a variant sweep each variant's TTFT p95 and
+// ITL p99.
 func kneeChart(r *report.Report) (template.HTML, string) {
-	type curve struct {
-		name string
-		pick func(*report.StepReport) (float64, int64)
-	}
-	curves := []curve{
-		{"TTFT p50", func(s *report.StepReport) (float64, int64) { return s.TTFT.P50, s.TTFT.Count }},
-		{"TTFT p95", func(s *report.StepReport) (float64, int64) { return s.TTFT.P95, s.TTFT.Count }},
-		{"TTFT p99", func(s *report.StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
-		{"ITL p99", func(s *report.StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
-	}
-	p := newPlot()
-	p.X.Label.Text = "achieved rate (req/s)"
+	xLabel := "achieved rate (req/s)"
 	if hasSessions(r) {
-		p.X.Label.Text = "achieved rate (sessions/s)" // a session replay's rates count sessions
+		xLabel = "achieved rate (sessions/s)" // a session replay's rates count sessions
 	}
-	p.Y.Label.Text = "latency (ms)"
-	p.X.Min, p.Y.Min = 0, 0
-	p.Add(plotter.NewGrid())
-	maxX, drawn := 0.0, 0
-	series := make([]namedXYs, 0, len(curves))
-	for _, c := range curves {
-		var pts plotter.XYs
-		for j := range r.Steps {
-			s := &r.Steps[j]
-			v, n := c.pick(s)
-			if n > 0 && finite(v) && finite(s.RateAchieved) {
-				pts = append(pts, plotter.XY{X: s.RateAchieved, Y: v})
+	panels := gatedPanels(r)
+	maxX := 0.0
+	for _, pn := range panels {
+		for _, c := range pn.series {
+			for _, pt := range c.pts {
+				maxX = math.Max(maxX, pt.X)
 			}
 		}
-		series = append(series, namedXYs{c.name, pts})
 	}
-	if len(r.Variants) > 0 {
-		// A variant sweep: one TTFT p95 and one ITL p99 curve per server
-		// variant, against the asked rate, so the knees sit side by side.
-		series = variantSeries(r.Variants)
+	if maxX == 0 {
+		return "", "No step has latency samples to chart."
 	}
-	for i, c := range series {
-		pts := c.pts
-		if len(pts) == 0 {
+	maxX = math.Max(maxX*1.05, 0.1)
+	plots := make([]*plot.Plot, 0, len(panels))
+	for _, pn := range panels {
+		p, err := pn.plot(maxX)
+		if err != nil {
+			return "", "chart unavailable: " + err.Error()
+		}
+		if p != nil {
+			plots = append(plots, p)
+		}
+	}
+	plots[len(plots)-1].X.Label.Text = xLabel
+	return drawSVG(kneeAxisHeight+kneePanelHeight*vg.Length(len(plots)), plots...)
+}
+
+// kneePanel is one panel of the latency-against-rate chart: its curves
+// and the SLO limits drawn over them.
+type kneePanel struct {
+	yLabel string
+	series []namedXYs
+	limits []report.SLOSpec
+}
+
+// plot draws the panel over [0, maxX]; nil when it has no point to draw.
+// A limit takes the colour of the curve it bounds, dashed.
+func (pn kneePanel) plot(maxX float64) (*plot.Plot, error) {
+	p := newPlot()
+	p.Y.Label.Text = "latency (ms)"
+	if pn.yLabel != "" {
+		p.Y.Label.Text = pn.yLabel
+	}
+	p.X.Min, p.X.Max, p.Y.Min = 0, maxX, 0
+	p.Add(plotter.NewGrid())
+	drawn := 0
+	for i, c := range pn.series {
+		if len(c.pts) == 0 {
 			continue
 		}
+		pts := c.pts
 		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return "", "chart unavailable: " + err.Error()
+			return nil, err
 		}
 		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
 		p.Legend.Add(c.name, line, points)
-		maxX, drawn = math.Max(maxX, pts[len(pts)-1].X), drawn+1
+		drawn++
 	}
 	if drawn == 0 {
-		return "", "No step has latency samples to chart."
+		return nil, nil
 	}
-	maxX = math.Max(maxX*1.05, 0.1)
-	for i, s := range r.SLO {
-		if s.Metric == string(report.MetricErrorRate) || !finite(s.LimitMs) {
-			continue
-		}
+	for i, s := range pn.limits {
 		limit, err := plotter.NewLine(plotter.XYs{{X: 0, Y: s.LimitMs}, {X: maxX, Y: s.LimitMs}})
 		if err != nil {
-			return "", "chart unavailable: " + err.Error()
+			return nil, err
 		}
-		limit.Color = plotutil.Color(len(series) + i)
+		limit.Color = plotutil.Color(i)
+		if len(pn.limits) != len(pn.series) {
+			limit.Color = plotutil.Color(len(pn.series) + i) // limits not one to a curve
+		}
 		limit.Dashes = []vg.Length{limitDashLength, limitDashLength / 2}
 		p.Add(limit)
 		p.Legend.Add("limit "+sloText(s), limit)
 	}
-	p.X.Max = maxX
-	return drawSVG(kneeHeight, p)
+	return p, nil
+}
+
+// gatedPanels are the panels of a run's gated percentiles: one per metric
+// an SLO bounds, in the SLOs' order, each with one curve per gated
+// percentile (and per server variant, in a variant sweep or a tuning
+// session) and its limit. Without latency SLOs, the usual TTFT and ITL
+// percentiles, with no limit.
+func gatedPanels(r *report.Report) []kneePanel {
+	groups := stepGroups(r)
+	var panels []kneePanel
+	index := map[string]int{}
+	for _, s := range latencySLOs(r.SLO) {
+		i, ok := index[s.Metric]
+		if !ok {
+			i = len(panels)
+			index[s.Metric] = i
+			panels = append(panels, kneePanel{yLabel: strings.ToUpper(s.Metric) + " (ms)"})
+		}
+		pn := &panels[i]
+		for _, g := range groups {
+			pn.series = append(pn.series, namedXYs{strings.TrimSpace(seriesName(s.Metric, s.Percentile) + " " + g.name),
+				stepPoints(g.steps, report.Metric(s.Metric), s.Percentile)})
+		}
+		pn.limits = append(pn.limits, s)
+	}
+	if len(panels) > 0 {
+		return panels
+	}
+	if len(r.Variants) > 0 {
+		return []kneePanel{{series: variantSeries(r.Variants)}}
+	}
+	pn := kneePanel{}
+	for _, c := range []struct {
+		metric report.Metric
+		p      float64
+	}{{report.MetricTTFT, 50}, {report.MetricTTFT, 95}, {report.MetricTTFT, 99}, {report.MetricITL, 99}} {
+		pn.series = append(pn.series, namedXYs{seriesName(string(c.metric), c.p), stepPoints(r.Steps, c.metric, c.p)})
+	}
+	return []kneePanel{pn}
+}
+
+// stepGroup is the steps of one curve: a server variant's, or all of a
+// run's (name "").
+type stepGroup struct {
+	name  string
+	steps []report.StepReport
+}
+
+// stepGroups splits a variant sweep's or tuning session's steps by their
+// variant, which prefixes each step's name; any other run is one group.
+func stepGroups(r *report.Report) []stepGroup {
+	if len(r.Variants) == 0 {
+		return []stepGroup{{steps: r.Steps}}
+	}
+	groups := make([]stepGroup, 0, len(r.Variants))
+	for _, v := range r.Variants {
+		g := stepGroup{name: v.Variant}
+		for i := range r.Steps {
+			if strings.HasPrefix(r.Steps[i].Name, v.Variant+" ") {
+				g.steps = append(g.steps, r.Steps[i])
+			}
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// latencySLOs are the SLOs with a latency limit to draw.
+func latencySLOs(slos []report.SLOSpec) []report.SLOSpec {
+	var out []report.SLOSpec
+	for _, s := range slos {
+		if s.Metric != string(report.MetricErrorRate) && finite(s.LimitMs) && s.LimitMs > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func seriesName(metric string, p float64) string {
+	return fmt.Sprintf("%s p%g", strings.ToUpper(metric), p)
+}
+
+// stepPoints is one point per step that has the percentile: its achieved
+// rate and the percentile in ms.
+func stepPoints(steps []report.StepReport, m report.Metric, p float64) plotter.XYs {
+	var pts plotter.XYs
+	for i := range steps {
+		s := &steps[i]
+		if v, ok := stepPercentile(s, m, p); ok && finite(v) && finite(s.RateAchieved) {
+			pts = append(pts, plotter.XY{X: s.RateAchieved, Y: v})
+		}
+	}
+	return pts
+}
+
+// stepPercentile is a step's percentile of a metric in ms: as its SLO
+// judged it, else from its histogram, else from its summary.
+func stepPercentile(s *report.StepReport, m report.Metric, p float64) (float64, bool) {
+	for _, r := range s.SLO {
+		if r.Metric == string(m) && r.Percentile == p && r.Samples > 0 {
+			return r.ObservedMs, true
+		}
+	}
+	if h := s.Histograms[m]; h != nil && h.Count() > 0 {
+		return float64(h.Quantile(p)) / float64(time.Millisecond), true
+	}
+	sum, ok := summaryOf(s, m)
+	if !ok || sum.Count == 0 {
+		return 0, false
+	}
+	switch p {
+	case 50:
+		return sum.P50, true
+	case 90:
+		return sum.P90, true
+	case 95:
+		return sum.P95, true
+	case 99:
+		return sum.P99, true
+	case 99.9:
+		return sum.P999, true
+	}
+	return 0, false
+}
+
+func summaryOf(s *report.StepReport, m report.Metric) (stats.Summary, bool) {
+	switch m {
+	case report.MetricTTFT:
+		return s.TTFT, true
+	case report.MetricTTFTSend:
+		return s.TTFTSend, true
+	case report.MetricITL:
+		return s.ITL, true
+	case report.MetricTPOT:
+		return s.TPOT, true
+	case report.MetricE2EL:
+		return s.E2EL, true
+	}
+	return stats.Summary{}, false
 }
 
 // timelineChart draws a step's seconds: TTFT mean and max of the requests
@@ -198,7 +356,14 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 		legends[i], p.Legend = p.Legend, plot.NewLegend()
 	}
 	pad := 2 * vg.Millimeter
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: legendWidth}
+	// The legends' column is as wide as their longest label, so none is
+	// cut at the chart's edge.
+	legendWidth := vg.Length(0)
+	for i := range legends {
+		r := legends[i].Rectangle(draw.Canvas{})
+		legendWidth = max(legendWidth, r.Max.X-r.Min.X)
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: legendWidth + 4*pad}
 	canvases := plot.Align(rows, tiles, draw.New(c))
 	for i, p := range plots {
 		tile := canvases[i][0]
@@ -206,6 +371,7 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 		legend := tile
 		legend.Min.X, legend.Max.X = tile.Max.X+2*pad, chartWidth-pad
 		legends[i].Top, legends[i].Left = true, true
+		legends[i].Padding = vg.Millimeter
 		legends[i].Draw(legend)
 	}
 	var b bytes.Buffer
@@ -223,8 +389,8 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 	return template.HTML(svg[at:]), ""
 }
 
-// newPlot returns a plot in the page's sans-serif face with plain tick
-// labels ("2500", not "2500.00").
+// newPlot returns a plot in the page's sans-serif face with round, plain
+// tick labels ("2500", not "2500.00").
 func newPlot() *plot.Plot {
 	p := plot.New()
 	sans := font.Font{Typeface: "Liberation", Variant: "Sans"}
@@ -233,21 +399,40 @@ func newPlot() *plot.Plot {
 		st.Font.Typeface, st.Font.Variant = sans.Typeface, sans.Variant
 	}
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	return p
 }
 
-// plainTicks are gonum's default ticks labelled without trailing zeros.
-type plainTicks struct{}
+// niceTicks label every tick at a round step (1, 2, 2.5 or 5 times a
+// power of ten) chosen for four to eight ticks, where gonum's default
+// labels as few as two.
+type niceTicks struct{}
 
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || !finite(lo) || !finite(hi) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := niceStep((hi - lo) / 6)
+	var ticks []plot.Tick
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		if v == 0 {
+			v = 0 // not "-0"
 		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
 	}
 	return ticks
+}
+
+// niceStep is the least round step at or above raw.
+func niceStep(raw float64) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw*(1-1e-9) {
+			return m * mag
+		}
+	}
+	return 10 * mag
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
