@@ -308,7 +308,7 @@ section.step{break-inside:avoid-page}
 </tbody></table></div>
 <h2 id="latency">Latency against rate</h2>
 <figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
-<figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
+<figcaption>Each percentile an SLO gates, one panel per metric, of each step against its achieved rate (without latency SLOs: TTFT p50, p95, p99 and ITL p99); dashed lines are the SLO limits, in their curve's colour. Where a curve turns up, the server has passed its knee; where it crosses its limit, that SLO fails.</figcaption></figure>
 {{else}}<p class="note">No steps were measured.</p>{{end}}
 
 {{range .Steps}}<section class="step" id="{{.Anchor}}">

@@ -86,6 +86,7 @@ func writeSample(t *testing.T, name string, r *report.Report) {
 func TestSweepSamplesWrite(t *testing.T) {
 	writeSample(t, "sweep.html", sweepReport())
 	writeSample(t, "tune.html", tuneSearchReport())
+	writeSample(t, "tunevariants.html", tuneVariantsReport())
 	r := sweepReport()
 	r.Capacity = &report.Capacity{FailRate: 4}
 	writeSample(t, "below.html", r)
