@@ -25,7 +25,7 @@ func TestSLONoteNamesTheDesignEffect(t *testing.T) {
 		NeededSamples: 368, DesignEffect: 150}
 	term, page := sloRowText(t, r)
 	for _, out := range []string{term, page} {
-		assert.Contains(t, out, "FAIL (no 95% interval: the 41181 samples came in bursts that move together (design effect 150), worth about 274 independent ones; an interval at p99 needs 368)")
+		assert.Contains(t, out, "FAIL (no interval: the 41181 samples came in bursts that move together (design effect 150), worth about 274 independent ones; a 95% interval at p99 needs 368)")
 		assert.NotContains(t, out, "inconclusive")
 	}
 }
@@ -49,5 +49,5 @@ func TestSLONoteNeverCallsADecidingIntervalInconclusive(t *testing.T) {
 	assert.Contains(t, page, "FAIL (inconclusive: the 95% interval straddles the limit")
 	few := report.SLOResult{Metric: "ttft", Percentile: 99, LimitMs: 500, ObservedMs: 520, Samples: 200, NeededSamples: 368}
 	term, _ = sloRowText(t, few)
-	assert.Contains(t, term, "FAIL (no 95% interval: 200 samples; an interval at p99 needs 368 or more)")
+	assert.Contains(t, term, "FAIL (no interval: 200 samples; a 95% interval at p99 needs 368 or more)")
 }

@@ -280,14 +280,14 @@ func resultNote(r report.SLOResult) string {
 		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 	}
 	if r.DesignEffect > 1 && r.Samples >= r.NeededSamples {
-		return fmt.Sprintf("no 95%% interval: the %d samples came in bursts that move together (design effect %.4g), "+
-			"worth about %d independent ones; an interval at p%g needs %d",
+		return fmt.Sprintf("no interval: the %d samples came in bursts that move together (design effect %.4g), "+
+			"worth about %d independent ones; a 95%% interval at p%g needs %d",
 			r.Samples, r.DesignEffect, int64(float64(r.Samples)/r.DesignEffect), r.Percentile, r.NeededSamples)
 	}
 	if r.Samples >= r.NeededSamples {
-		return fmt.Sprintf("no 95%% interval was recorded for its %d samples", r.Samples)
+		return fmt.Sprintf("no interval was recorded for its %d samples", r.Samples)
 	}
-	return fmt.Sprintf("no 95%% interval: %d samples; an interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
+	return fmt.Sprintf("no interval: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
 }
 
 // FailedSLO describes a failed SLO result in one line: the observed value,
