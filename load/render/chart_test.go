@@ -51,11 +51,13 @@ func tuneVariantsReport() *report.Report {
 	r := tuneSearchReport()
 	var steps []report.StepReport
 	for _, v := range []string{"#1 as given", "#2 --max-num-seqs 32"} {
-		r.Variants = append(r.Variants, report.Capacity{Variant: v, PassRate: 10, FailRate: 12})
+		c := report.Capacity{Variant: v, PassRate: 10, FailRate: 12}
 		for _, st := range sweepReport().Steps {
+			c.Curve = append(c.Curve, report.CurvePoint{Rate: st.RateTarget, TTFTP95Ms: st.TTFT.P95, ITLP99Ms: st.ITL.P99, Verdict: st.Verdict})
 			st.Name = v + " " + st.Name
 			steps = append(steps, st)
 		}
+		r.Variants = append(r.Variants, c)
 	}
 	r.Steps = steps
 	return r
@@ -102,7 +104,9 @@ func TestKneeChartPlotsTheJudgedValue(t *testing.T) {
 
 // The rate axis has at least four labelled ticks at round values.
 func TestKneeChartRateAxisHasRoundTicks(t *testing.T) {
-	_, _, texts := kneeSVG(t, sweepReport())
+	r := sweepReport()
+	r.Steps = append(r.Steps, searchStep(25.5, 2400, 31, false)) // 25 req/s achieved: an axis to 26.25
+	_, _, texts := kneeSVG(t, r)
 	rows := map[float64][]string{} // tick labels by their line
 	for _, tx := range texts {
 		if _, err := strconv.ParseFloat(tx.text, 64); err == nil {
