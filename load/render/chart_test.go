@@ -161,6 +161,8 @@ func TestTablesWrapOrScrollInTheirBox(t *testing.T) {
 	contains(t, page, `table.wrap td{white-space:normal`)
 	contains(t, page, `<div class="wide"><table class="wrap">`)
 	matches(t, page, `th\{[^}]*white-space:normal`)
+	contains(t, page, `td.name{white-space:normal`)
+	contains(t, page, `<td class="name"><a href="#step-1">`)
 	notContains(t, page, "<th>rate target</th>")
 	notContains(t, page, "<th>iteration</th>")
 	assert.Equal(t, strings.Count(page, "<table"), strings.Count(page, `<div class="wide"><table`)+strings.Count(page, "<h3>Errors</h3><table"),
