@@ -77,12 +77,17 @@ func WriteSummary(w io.Writer, r *report.Report) {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
 	writeFit(w, r.Fit)
+	writeVerdict(w, r)
+}
+
+// writeVerdict writes the run's verdict line; a sweep's verdict is its
+// worst step's, so a sweep says what it found instead.
+func writeVerdict(w io.Writer, r *report.Report) {
+	verdict := string(r.Verdict)
 	if found := r.OutcomeText(); found != "" {
-		// A sweep's verdict is its worst step's: say what it found instead.
-		fmt.Fprintf(w, "verdict: %s", found)
-	} else {
-		fmt.Fprintf(w, "verdict: %s", r.Verdict)
+		verdict = found
 	}
+	fmt.Fprintf(w, "verdict: %s", verdict)
 	if r.Partial {
 		fmt.Fprintf(w, " (partial: %s)", r.Reason)
 	}
