@@ -61,6 +61,9 @@ type Report struct {
 	Verdict Verdict      `json:"verdict"`
 	// Capacity is set by a sweep: the highest rate that met every SLO.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Outcome is what a sweep or tuning session found, where its verdict
+	// alone would mislead (SearchOutcome): WriteJSON fills it in.
+	Outcome string `json:"outcome,omitempty"`
 	// Variants is set by a variant sweep: one capacity per server variant.
 	Variants []Capacity `json:"variants,omitempty"`
 	// Fit, Tune and Protect are a tuning session's first, middle and last
@@ -266,7 +269,9 @@ func (s *StepReport) Histogram(m Metric) *stats.Histogram { return s.Histograms[
 
 // WriteJSON writes the report to path, creating its directory.
 func (r *Report) WriteJSON(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	out := *r
+	out.Outcome = r.SearchOutcome()
+	b, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}

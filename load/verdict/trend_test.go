@@ -203,3 +203,12 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 	Judge(cur2, cev2.Evidence, Config{SLOs: parsed}).Apply(cur2)
 	assert.Equal(t, report.VerdictInvalid, cur2.Verdict)
 }
+
+// A trend's counts say what they count: the requests, then the blocks
+// they fell in, never "blocks of N requests" with N the total.
+func TestTrendDescriptionCountsRequestsInBlocks(t *testing.T) {
+	tr := trend{source: "TTFT", fit: stats.Trend{Slope: 2, Lo: 1, Hi: 3}, riseMs: 80, blocks: 10, requests: 207}
+	got := tr.describe()
+	assert.Contains(t, got, "207 requests in 10 blocks")
+	assert.NotContains(t, got, "blocks of")
+}
