@@ -74,15 +74,25 @@ func tuneSearchReport() *report.Report {
 
 // writeSample writes a page where LLMSLO_RENDER_DIR names a directory, to
 // look at in a browser; it does nothing otherwise.
+// writeSample writes r as a page a person can open: under
+// LLMSLO_RENDER_DIR when set (to look at it in a browser), else in the
+// test's temporary directory; either way the page must be written whole.
 func writeSample(t *testing.T, name string, r *report.Report) {
 	t.Helper()
 	dir := os.Getenv("LLMSLO_RENDER_DIR")
 	if dir == "" {
-		return
+		dir = t.TempDir()
 	}
-	require.NoError(t, WriteHTMLFile(filepath.Join(dir, name), r))
+	path := filepath.Join(dir, name)
+	require.NoError(t, WriteHTMLFile(path, r))
+	page, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "</html>", "%s is not a whole page", name)
 }
 
+// The sample pages (a sweep, a tuning session, variants, a sweep below its
+// lowest rate) render without error; LLMSLO_RENDER_DIR keeps them to look
+// at as a user would.
 func TestSweepSamplesWrite(t *testing.T) {
 	writeSample(t, "sweep.html", sweepReport())
 	writeSample(t, "tune.html", tuneSearchReport())
