@@ -125,3 +125,20 @@ func TestRunOffATerminalWritesOneLinePerStep(t *testing.T) {
 	assert.Regexp(t, `^step 1 of 2  rate=20  (PASS|INVALID)  \d+\.\d\d req/s  ttft p95 \d+\.\d ms  itl p99 \d+\.\d ms$`, lines[0])
 	assert.Regexp(t, `^step 2 of 2  rate=40  (PASS|INVALID)  `, lines[1])
 }
+
+// A sweep that found its knee says so once, on the verdict line, and adds
+// only what binds there; one stopped by an invalid step keeps its capacity
+// line, which says why nothing was found.
+func TestSweepSaysItsKneeOnce(t *testing.T) {
+	rep := &report.Report{Verdict: report.VerdictFail, Capacity: &report.Capacity{PassRate: 10, FailRate: 12,
+		Binding: &report.Binding{Kind: "max_num_seqs", Evidence: "running at the cap", Flag: "--max-num-seqs"}}}
+	var out bytes.Buffer
+	writeCapacity(&out, rep)
+	assert.Equal(t, "binding at 12 req/s: max_num_seqs: running at the cap\n  change: --max-num-seqs\n", out.String())
+
+	rep = &report.Report{Verdict: report.VerdictInvalid, Capacity: &report.Capacity{PassRate: 4},
+		Steps: []report.StepReport{{Verdict: report.VerdictPass}, {Verdict: report.VerdictInvalid}}}
+	out.Reset()
+	writeCapacity(&out, rep)
+	assert.Equal(t, "capacity: unknown: an invalid step stopped the sweep (last pass 4 req/s)\n", out.String())
+}

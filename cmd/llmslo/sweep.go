@@ -10,6 +10,7 @@ import (
 	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 func init() {
@@ -45,8 +46,21 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		render.WriteVariants(stdout, rep)
 		return code
 	}
-	if c := rep.Capacity; c != nil {
-		fmt.Fprintln(stdout, "capacity: "+render.CapacityText(c, rep.Steps))
-	}
+	writeCapacity(stdout, rep)
 	return kneeFound(code, rep, err)
+}
+
+// writeCapacity adds what the sweep found below the summary. The verdict
+// line already says where the knee is when one was found: only what binds
+// there is added, so that the finding is said once.
+func writeCapacity(w io.Writer, rep *report.Report) {
+	switch c := rep.Capacity; {
+	case c == nil:
+	case rep.SearchOutcome() != "":
+		if b := render.BindingText(c); b != "" {
+			fmt.Fprintln(w, strings.TrimPrefix(b, "\n"))
+		}
+	default:
+		fmt.Fprintln(w, "capacity: "+render.CapacityText(c, rep.Steps))
+	}
 }

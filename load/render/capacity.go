@@ -12,11 +12,18 @@ import (
 // what binds there. steps tells a sweep stopped by an invalid step from
 // one where every rate passed.
 func CapacityText(c *report.Capacity, steps []report.StepReport) string {
-	s := capacityWords(c, steps)
-	if b := c.Binding; b != nil {
-		s += fmt.Sprintf("\nbinding at %g req/s: %s: %s\n  change: %s", c.FailRate, b.Kind, b.Evidence, b.Flag)
+	return capacityWords(c, steps) + BindingText(c)
+}
+
+// BindingText is what binds at the knee's failing rate, on lines of its
+// own ("" when nothing was named): what a sweep adds below a verdict line
+// that already says where the knee is.
+func BindingText(c *report.Capacity) string {
+	b := c.Binding
+	if b == nil {
+		return ""
 	}
-	return s
+	return fmt.Sprintf("\nbinding at %g req/s: %s: %s\n  change: %s", c.FailRate, b.Kind, b.Evidence, b.Flag)
 }
 
 // capacityWords is the knee's bracket in words, without what binds.
