@@ -104,6 +104,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if err != nil {
 		return err
 	}
+	if err := features.checkLengths(cfg.LengthsAdvisory); err != nil {
+		return err
+	}
 	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
@@ -125,7 +128,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
 		Features:              features,
 	}
-	s.engine.TargetInfo.Notes = features.notes()
+	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
 	if err := s.openRecords(); err != nil {
 		return err
 	}
