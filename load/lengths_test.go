@@ -87,12 +87,12 @@ func TestAServerThatEndsEarlyInTheProbeIsRefused(t *testing.T) {
 	rep, err := Measure(context.Background(), halfWorkPlan(t, halfWorkServer(t, 0)))
 	require.Error(t, err)
 	assert.Nil(t, rep)
-	assert.Contains(t, err.Error(), "does not honour ignore_eos: asked for 32 output tokens with ignore_eos and min_tokens, it gave 16")
+	assert.Contains(t, err.Error(), "does not honour ignore_eos: asked for 16 output tokens with ignore_eos and min_tokens, it gave 8")
 	assert.Contains(t, err.Error(), "--lengths-advisory")
 }
 
 // The probe holds a server that honours ignore_eos (here: one whose
-// outputs only end early past 32 tokens) to the lengths, /tokenize or
+// outputs only end early past 16 tokens) to the lengths, /tokenize or
 // not: its step, on outputs half as long as asked, did less work than the
 // workload's and is invalid, never a plain pass.
 func TestAStepOnHalfTheOutputIsInvalidWithoutTheDeclaration(t *testing.T) {
@@ -125,5 +125,5 @@ func TestADeclaredServerPassesOnALighterWorkloadAndSaysSo(t *testing.T) {
 	assert.True(t, slices.ContainsFunc(s.NotJudged, func(n report.NotJudged) bool { return n.Check == verdict.CheckOutputLength }), "%+v", s.NotJudged)
 	notes := strings.Join(rep.Target.Notes, "\n")
 	assert.Contains(t, notes, "declared advisory")
-	assert.Contains(t, notes, "the probe saw it give 16 of 32 output tokens")
+	assert.Contains(t, notes, "the probe saw it give 8 of 16 output tokens")
 }

@@ -84,7 +84,7 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 
 // eosProbeTokens is the output the ignore_eos probe asks for: enough for
 // a model to reach its end of text on a plain prompt, cheap on any server.
-const eosProbeTokens = 32
+const eosProbeTokens = 16
 
 // probeEOS asks for eosProbeTokens of output with ignore_eos and
 // min_tokens, as every request of the load does, and notes a server that

@@ -66,7 +66,7 @@ func TestProbeSendsTextAndSizesItFromUsage(t *testing.T) {
 	}
 	notes := strings.Join(f.notes(true), "\n")
 	for _, want := range []string{"rejects token-id prompts (json: cannot unmarshal array", "sent as text", "2.00 tokens a word",
-		"declared advisory (it stops at EOS whatever ignore_eos says)", "the probe saw it give 1 of 32 output tokens"} {
+		"declared advisory (it stops at EOS whatever ignore_eos says)", "the probe saw it give 1 of 16 output tokens"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes do not say %q:\n%s", want, notes)
 		}

@@ -82,7 +82,7 @@ func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
 
 // truncatingProxy stands in front of a server and halves every request's
 // max_tokens over 32, as a gateway that caps long outputs does: llmslo's
-// ignore_eos probe before the step asks for 32 and passes through whole,
+// ignore_eos probe before the step asks for 16 and passes through whole,
 // so it is the step that must catch it.
 func truncatingProxy(t *testing.T, upstream string) string {
 	u, err := url.Parse(upstream)
