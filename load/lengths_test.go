@@ -127,3 +127,15 @@ func TestADeclaredServerPassesOnALighterWorkloadAndSaysSo(t *testing.T) {
 	assert.Contains(t, notes, "declared advisory")
 	assert.Contains(t, notes, "the probe saw it give 8 of 16 output tokens")
 }
+
+// Shards of a run whose lengths were declared advisory are merged and
+// judged alike.
+func TestMergeJudgesDeclaredLengthsAlike(t *testing.T) {
+	r := &report.Report{Shard: &report.ShardInfo{Count: 2, LengthsAdvisory: true}}
+	c, err := mergedJudging(r)
+	require.NoError(t, err)
+	assert.True(t, c.LengthsAdvisory)
+	p := halfWorkPlan(t, "http://127.0.0.1:1")
+	p.LengthsAdvisory, p.Shard = true, Shard{Index: 0, Count: 2}
+	assert.True(t, p.shardInfo().LengthsAdvisory)
+}
