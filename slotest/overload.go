@@ -49,10 +49,7 @@ func gateTable(st *report.StepReport, g *report.OverloadGate) string {
 	judged.Shed, judged.Requests.Shed = nil, 0 // the gate's line says what was shed, and that it is no failure
 	var b bytes.Buffer
 	render.WriteStep(&b, &judged)
-	b.WriteString("  " + gateLine(st, g) + "\n")
-	if !g.Pass {
-		b.WriteString("  " + g.Message + "\n")
-	}
+	b.WriteString("  " + gateLine(st, g) + "\n") // a failure's message, with its fix, is the test's error
 	return b.String()
 }
 
