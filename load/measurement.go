@@ -62,6 +62,9 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
+	if err := plan.checkBaseline(); err != nil {
+		return nil, err // before the target starts: nothing was sent
+	}
 	ep, err := plan.Target.Start(ctx)
 	if err != nil {
 		return nil, err
@@ -80,6 +83,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		if err := s.endpoint.checkHealth(ctx); err != nil {
 			return err
 		}
+	}
+	if err := checkBaselineModel(cfg.Baseline, s.endpoint.Model); err != nil {
+		return err // known now, before any probe or step sends a request
 	}
 	hc := s.endpoint.httpClient()
 	maxLen := cfg.MaxModelLen
@@ -127,6 +133,8 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		HTTPClient:            hc,
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
 		Features:              features,
+		// Open checked every setting a pairing needs (checkBaseline).
+		baselinePaired: cfg.Baseline != nil,
 	}
 	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
 	if err := s.openRecords(); err != nil {
@@ -195,6 +203,7 @@ func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
 	if err := s.nextStepStart(&p); err != nil {
 		return p, err
 	}
+	p.judge.BaselinePaired = p.baselinePaired && s.followsBaseline(rate)
 	p.StepIndex = len(s.report.Steps) + 1
 	if !s.openEnded {
 		p.StepCount = max(len(s.Steps()), p.StepIndex)

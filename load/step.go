@@ -151,7 +151,7 @@ func (p *stepPlan) judging() verdict.Config {
 	}
 	c.InProcessServer = p.TargetInfo.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
-	c.Baseline, c.BaselineTolerance, c.Seed = p.Baseline, p.BaselineTolerance, p.Seed
+	c.Baseline, c.BaselineTolerance, c.BaselinePaired = p.Baseline, p.BaselineTolerance, p.baselinePaired
 	c.LengthsAdvisory = p.LengthsAdvisory
 	return c
 }

@@ -72,6 +72,11 @@ type stepPlan struct {
 	// (nil: one with vLLM's extras).
 	Features *serverFeatures
 
+	// baselinePaired says the plan was checked against its baseline
+	// (Open's checkBaseline): both send the same requests on the same
+	// schedule. A plan built by hand is compared unpaired.
+	baselinePaired bool
+
 	// judge is what verdict takes from the plan, the same for every step:
 	// derived once, by settle.
 	judge verdict.Config
@@ -149,7 +154,7 @@ func (p *stepPlan) checkRate(r float64) error {
 
 // newReport starts a report for the plan; its steps fill it.
 func (p *stepPlan) newReport() *report.Report {
-	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.TargetInfo, Fixture: p.FixtureInfo, Seed: p.Seed}
+	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.TargetInfo, Fixture: p.FixtureInfo, Seed: p.Seed, Run: p.runInfo()}
 	for _, s := range verdict.Guarded(p.SLOs) {
 		r.SLO = append(r.SLO, s.Spec())
 	}

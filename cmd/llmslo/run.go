@@ -65,9 +65,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
-	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
-	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
-	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
 	fs.DurationVar(&f.duration, "duration", load.DefaultDuration, "measured duration of each step")
 	fs.DurationVar(&f.warmup, "warmup", load.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
@@ -93,6 +90,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
+}
+
+// registerBaseline adds the baseline flags, run's alone (sweep and tune
+// choose rates no recorded run has).
+func (f *runFlags) registerBaseline(fs *flag.FlagSet) {
+	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
+	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
+	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
 }
 
 // plan turns the flags into a load.Plan, parsing each once, here. Only
@@ -258,6 +263,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	f.registerBaseline(fs)
 	var sf shardFlags
 	sf.register(fs)
 	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
@@ -266,12 +272,21 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return unexpectedArg("llmslo run", fs, args, stderr)
 	}
-	cfg, err := f.plan(stderr)
+	set := explicitFlags(fs)
+	cfg, err := load.Plan{}, f.checkPairs(set)
+	if err == nil && set["shed-p99"] && !*overload {
+		err = errors.New("--shed-p99 bounds the overload gate: it needs --overload")
+	}
+	if err == nil {
+		cfg, err = f.plan(stderr)
+	}
 	if err == nil {
 		err = sf.apply(&cfg)
+	}
+	if err == nil {
+		err = f.checkBeforeLoad(set, cfg)
 	}
 	if *overload {
 		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
@@ -279,6 +294,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
 		return exitUsage
+	}
+	if !f.quiet {
+		warnShortSteps(cfg, stderr)
 	}
 	rep, err := load.Measure(ctx, cfg)
 	if rep == nil {

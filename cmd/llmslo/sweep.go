@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
 )
@@ -21,6 +23,12 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"stop bisecting once the knee's bracket is within this fraction of its upper end (0: run every --refine step)")
 	var variants multiFlag
 	fs.Var(&variants, "server-variant", "vLLM serve flags of one server variant, repeatable, e.g. '--max-num-seqs 128': one sweep each, side by side (sim target)")
+	f.pairs = func(set map[string]bool) error {
+		if t := strings.TrimSpace(f.run.target); set["server-variant"] && t != targets.Sim && t != targets.VLLM {
+			return fmt.Errorf("--server-variant needs a server llmslo starts (--target sim or vllm); --target %s is one already running", t)
+		}
+		return nil
+	}
 	cfg, code, ok := f.parse("llmslo sweep", fs, args, stderr)
 	if !ok {
 		return code

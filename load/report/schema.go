@@ -53,9 +53,12 @@ type Report struct {
 	Target    TargetInfo     `json:"target"`
 	Fixture   *fixtures.Info `json:"fixture"`
 	Seed      int64          `json:"seed"`
-	SLO       []SLOSpec      `json:"slo"`
-	Steps     []StepReport   `json:"steps"`
-	Verdict   Verdict        `json:"verdict"`
+	// Run is what else the run sent, for a later run to check a baseline
+	// against; absent in reports written before it was recorded.
+	Run     *RunInfo     `json:"run,omitempty"`
+	SLO     []SLOSpec    `json:"slo"`
+	Steps   []StepReport `json:"steps"`
+	Verdict Verdict      `json:"verdict"`
 	// Capacity is set by a sweep: the highest rate that met every SLO.
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// Variants is set by a variant sweep: one capacity per server variant.
@@ -316,8 +319,9 @@ type Binding struct {
 // recorded run. Ratio is observed/baseline; RatioCI95 its interval, which
 // carries both runs' sampling error (docs/baselines.md). It regressed when
 // the whole interval lies above 1+Tolerance: a regression is called only
-// when the data say so. Paired says both runs used the same seed, so they
-// sent the same requests on the same schedule.
+// when the data say so. Paired says both runs sent the same requests on the
+// same schedule: the same seed, fixture, arrival, steps, API, duration and
+// warm-up, each checked before the run started.
 type BaselineCheck struct {
 	Metric     string      `json:"metric"`
 	Percentile float64     `json:"percentile"`

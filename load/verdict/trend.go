@@ -119,9 +119,9 @@ func interval(f stats.Trend) string {
 }
 
 // baselineTrend is the trend of the paired baseline's step of the same
-// name (same seed: the same requests on the same schedule), or nil.
+// name (the same requests on the same schedule), or nil.
 func baselineTrend(c Config, st *report.StepReport, th Thresholds) *trend {
-	if c.Baseline == nil || c.Baseline.Seed != c.Seed {
+	if c.Baseline == nil || !c.BaselinePaired {
 		return nil
 	}
 	for i := range c.Baseline.Steps {

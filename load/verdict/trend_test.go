@@ -180,7 +180,7 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 
 	cur, cev := trendStep{levels: ramp(10, 170, 20), prompts: flat(10, 500), p50: 260}.build()
 	withTTFT(cur, 100, 260*time.Millisecond)
-	c := Config{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, Seed: 41}
+	c := Config{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, BaselinePaired: true}
 	Judge(cur, cev.Evidence, c).Apply(cur)
 	require.NotEmpty(t, Regressions(cur.Baseline), "%+v", cur.Baseline)
 	assert.Equal(t, report.VerdictFail, cur.Verdict)
