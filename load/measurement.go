@@ -110,6 +110,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if err != nil {
 		return err
 	}
+	if err := features.checkLengths(cfg.LengthsAdvisory); err != nil {
+		return err
+	}
 	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
@@ -133,7 +136,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		// Open checked every setting a pairing needs (checkBaseline).
 		baselinePaired: cfg.Baseline != nil,
 	}
-	s.engine.TargetInfo.Notes = features.notes()
+	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
 	if err := s.openRecords(); err != nil {
 		return err
 	}

@@ -105,6 +105,14 @@ type Plan struct {
 	// requests of the fixture's p95 size before Fit reports a finding
 	// (report.Fit); zero means 1.
 	FitMargin float64
+	// LengthsAdvisory declares a server that stops at EOS whatever
+	// ignore_eos says (it cannot honour the asked output lengths): its
+	// outputs are judged as given, a short one counted (length_ended_early)
+	// rather than taken as a mismatch, and a step whose outputs came back
+	// short says the workload was lighter than asked. Without it a step
+	// whose outputs came back short is invalid (length_mismatch), and a
+	// URL target that ignores ignore_eos in the probe is refused.
+	LengthsAdvisory bool
 	// Overload, when set, runs every step as an overload step: judged by
 	// the overload gate (verdict.JudgeOverload) instead of the error guard
 	// that counts shed requests against the server.

@@ -80,7 +80,7 @@ func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duratio
 	}
 	f.start, f.measureFrom = start, start.Add(p.Warmup)
 	f.rec = observe.NewRecorder(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
-		p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance))
+		p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance, p.LengthsAdvisory))
 	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
 		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
 	}
@@ -152,7 +152,7 @@ func (p *stepPlan) judging() verdict.Config {
 	c.InProcessServer = p.TargetInfo.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
 	c.Baseline, c.BaselineTolerance, c.BaselinePaired = p.Baseline, p.BaselineTolerance, p.baselinePaired
-	c.OutputMayEndEarly = p.Features.earlyEnd()
+	c.LengthsAdvisory = p.LengthsAdvisory
 	return c
 }
 

@@ -38,6 +38,7 @@ type runFlags struct {
 	seed                                                int64
 	maxInFlight, maxModelLen                            int
 	salt, reset, resetRunning, strict, quiet            bool
+	lengthsAdvisory                                     bool
 	slos                                                multiFlag
 	thinkScale                                          float64
 	maxThink                                            time.Duration
@@ -75,6 +76,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
 	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows, once the server is idle")
 	fs.BoolVar(&f.resetRunning, "reset-running-requests", false, "let that reset preempt requests the server still runs 10 s after the wait began (they are recomputed)")
+	fs.BoolVar(&f.lengthsAdvisory, "lengths-advisory", false, "declare a server that stops at EOS whatever ignore_eos says: judge the outputs it gives, and say when the workload was lighter than asked (without it such a step is invalid, and a URL target seen ignoring ignore_eos is refused)")
 	fs.BoolVar(&f.strict, "strict", false, "pass a latency SLO only when its 95% interval is under the limit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.simArgs, "sim-args", "", "vLLM serve flags for --target sim, e.g. '--max-num-seqs 64 --profile h200-llama3-8b'")
@@ -107,6 +109,7 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.ResetRunningRequests = f.resetRunning
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
+	c.LengthsAdvisory = f.lengthsAdvisory
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
 	if f.fitMargin <= 0 {
 		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)

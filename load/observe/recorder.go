@@ -27,9 +27,9 @@ type LengthCheck struct {
 	// prompts sized from a fitted model rather than measured one by one
 	// come close, not exact.
 	InputTolerance float64
-	// EarlyEndAllowed says the server cannot be held to the output length
-	// (it has no ignore_eos): an output shorter than asked is counted as
-	// ended early, not as a mismatch.
+	// EarlyEndAllowed says the server's output lengths were declared
+	// advisory (it stops at EOS whatever ignore_eos says): an output
+	// shorter than asked is counted as ended early, not as a mismatch.
 	EarlyEndAllowed bool
 }
 

@@ -41,7 +41,7 @@ type TargetInfo struct {
 	Model string `json:"model"`
 	// Notes say, once for the run, what llmslo found the server not to
 	// take or not to have (token-id prompts, /tokenize, ignore_eos) and
-	// what it did instead.
+	// what it did instead, and output lengths declared advisory.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -203,8 +203,9 @@ type StepReport struct {
 	Client           ClientStats         `json:"client"`
 	LengthMismatches int                 `json:"length_mismatches"`
 	// LengthEndedEarly counts requests whose output ended before the asked
-	// length on a server that is not held to it (no ignore_eos): they are
-	// no mismatch there, and are counted here instead.
+	// length on a server whose lengths were declared advisory (it stops at
+	// EOS whatever ignore_eos says): they are no mismatch there, and are
+	// counted here instead.
 	LengthEndedEarly int `json:"length_ended_early,omitempty"`
 	// PromptCache sums the cached prompt tokens the server reported per
 	// request (usage.prompt_tokens_details.cached_tokens), where it did.

@@ -199,9 +199,12 @@ type Config struct {
 	Baseline          *report.Report
 	BaselineTolerance float64
 	BaselinePaired    bool
-	// OutputMayEndEarly says the server cannot be held to the asked output
-	// length (no ignore_eos); the step then says so (NotJudged).
-	OutputMayEndEarly bool
+	// LengthsAdvisory says the user declared that the server stops at EOS
+	// whatever ignore_eos says: outputs shorter than asked are judged as
+	// given, the step says so (NotJudged) and, when they were short enough
+	// to lighten the load, notes that the workload was lighter than asked.
+	// Without it such a step is invalid (length_mismatch).
+	LengthsAdvisory bool
 }
 
 // Judge decides the step's SLO results, over-capacity finding, hazards,
@@ -218,7 +221,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	judged := *s
 	j.Apply(&judged)
 	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
-		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
+		meanOutput: c.MeanOutputTokens, lengthsAdvisory: c.LengthsAdvisory, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
 	if c.Baseline != nil {
 		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
 		sev.baseline = baselineTrend(c, s, th)
