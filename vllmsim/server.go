@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // Server is a simulated vLLM server listening on a loopback port, used as an
@@ -58,7 +59,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1),
-		streamError: streamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
+		streamError: wire.StreamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
 		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
 	s.metrics = newMetrics(newMetricsConfig(c), func() engine.Stats {

@@ -3,6 +3,8 @@ package vllmsim
 import (
 	"net/http"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // streamOut writes one request's SSE stream as the engine produces its
@@ -13,9 +15,9 @@ type streamOut struct {
 	rc       *http.ResponseController
 	r        *http.Request
 	st       *stream
-	req      genRequest
+	req      wire.Request
 	fd       faultDraw
-	f        *chunkFormat
+	f        *wire.ChunkFormat
 	h        uint64
 	buf      []byte // written at the next flush
 	sent     int    // tokens sent
@@ -26,14 +28,14 @@ type streamOut struct {
 // writeStream sends the tokens as SSE chunks as the engine produces them.
 // Tokens that piled up while the client was slow go out as separate chunks
 // in one write.
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, f *chunkFormat, h uint64) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req wire.Request, fd faultDraw, f *wire.ChunkFormat, h uint64) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	o := &streamOut{s: s, w: w, rc: http.NewResponseController(w), r: r, st: st, req: req, fd: fd, f: f, h: h}
 	if fd.earlyRole {
-		o.buf = f.appendEarly(o.buf)
-		o.roleSent = f.chat
+		o.buf = f.AppendEarly(o.buf)
+		o.roleSent = f.Chat()
 	}
 	if !o.flush() {
 		return
@@ -48,15 +50,15 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream,
 			if !o.faults(false) || !o.pace() {
 				return
 			}
-			if f.chat && !o.roleSent {
-				o.buf = f.appendRole(o.buf)
+			if f.Chat() && !o.roleSent {
+				o.buf = f.AppendRole(o.buf)
 				o.roleSent = true
 			}
 			reason := ""
 			if done && o.sent+n == produced {
 				reason = st.finishReason
 			}
-			o.buf = f.appendEvent(o.buf, h, o.sent, n, reason)
+			o.buf = f.AppendEvent(o.buf, h, o.sent, n, reason)
 			o.sent += n
 			o.events++
 		}
@@ -76,11 +78,11 @@ func (o *streamOut) finish() {
 	if !o.faults(true) {
 		return
 	}
-	if o.req.includeUsage && !o.fd.noUsage {
-		o.buf = o.f.appendUsage(o.buf, len(o.req.prompt), o.sent, o.s.cachedTokens(o.st))
+	if o.req.IncludeUsage && !o.fd.noUsage {
+		o.buf = o.f.AppendUsage(o.buf, len(o.req.Prompt), o.sent, o.s.cachedTokens(o.st))
 	}
 	if !o.fd.noDone {
-		o.buf = o.f.appendDone(o.buf)
+		o.buf = o.f.AppendDone(o.buf)
 	}
 	o.flush()
 }
@@ -93,9 +95,9 @@ func (o *streamOut) faults(final bool) bool {
 		o.cut()
 	}
 	if due(o.fd.errorEvent) {
-		o.buf = o.f.appendError(o.buf)
+		o.buf = o.f.AppendError(o.buf)
 		if !o.fd.noDone {
-			o.buf = o.f.appendDone(o.buf)
+			o.buf = o.f.AppendDone(o.buf)
 		}
 		o.flush()
 		o.s.loop.abortAs(o.st, "error")
@@ -109,7 +111,7 @@ func (o *streamOut) faults(final bool) bool {
 	}
 	if due(o.fd.malformed) {
 		o.fd.malformed = never
-		o.buf = o.f.appendMalformed(o.buf)
+		o.buf = o.f.AppendMalformed(o.buf)
 	}
 	return true
 }
