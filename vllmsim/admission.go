@@ -86,7 +86,7 @@ func (c *Config) checkAdmission() error {
 
 // reject answers a request admission control refused.
 func (s *Server) reject(w http.ResponseWriter, reason string) {
-	s.metrics.rejected(reason)
+	s.metrics.Rejected(reason)
 	s.writeError(w, http.StatusServiceUnavailable, rejectMessage(reason))
 }
 

@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/llmslo/llmslo/vllmsim/tokenizer"
 	"github.com/llmslo/llmslo/vllmsim/wire"
 )
@@ -32,7 +30,7 @@ func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	return s.metrics.Handler()
 }
 
 // handleTokenize answers POST /tokenize with the same token ids the

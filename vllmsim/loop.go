@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/metrics"
 )
 
 // stream is one request's link between the engine loop and its HTTP
@@ -53,7 +54,7 @@ type loop struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
-	metrics *metrics
+	metrics *metrics.Metrics
 	now     func() time.Time
 	fresh   []*engine.Seq
 	front   *intake  // nil when the API server costs nothing
@@ -110,7 +111,7 @@ func (l *loop) abort(st *stream) {
 	l.adm.release(st)
 	l.mu.Unlock()
 	if !finished {
-		l.metrics.finished("abort")
+		l.metrics.Finished("abort")
 	}
 }
 
@@ -143,7 +144,7 @@ func (l *loop) run() {
 			deadline = now
 		}
 		deadline = deadline.Add(dur)
-		l.metrics.stepStarted(now, fresh)
+		l.scheduled(now, fresh)
 		if !l.sleepUntil(timer, deadline, now) {
 			return
 		}
@@ -152,11 +153,23 @@ func (l *loop) run() {
 		emitted := l.eng.Complete(b)
 		at := l.now()
 		l.deliver(emitted, at)
-		l.metrics.stepDone(b.Tokens)
+		l.metrics.StepDone(b.Tokens)
 		if l.emit != nil {
 			l.emit.step(at, emitted)
 		}
 		l.mu.Unlock()
+	}
+}
+
+// scheduled marks when each sequence scheduled for the first time was
+// scheduled, the start of its prefill and of its inference (RUNNING) time,
+// and records its queue time from when the engine got it.
+func (l *loop) scheduled(now time.Time, admitted []*engine.Seq) {
+	for _, s := range admitted {
+		if st, ok := s.Owner.(*stream); ok {
+			st.scheduledAt = now
+			l.metrics.Queued(now.Sub(st.queued))
+		}
 	}
 }
 
@@ -208,7 +221,8 @@ func (l *loop) deliver(emitted []*engine.Seq, at time.Time) {
 		}
 		// vLLM times its metrics by the engine core's output, before
 		// the API server's output path.
-		l.metrics.token(st, first, at, prev)
+		l.metrics.Token(metrics.Request{Seq: st.seq, Arrival: st.arrival, Scheduled: st.scheduledAt,
+			First: st.firstAt, FinishReason: st.finishReason}, first, at, prev)
 		if l.emit == nil {
 			st.signal()
 		}

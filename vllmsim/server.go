@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/metrics"
 	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
@@ -29,7 +30,7 @@ type Server struct {
 
 	http      *http.Server
 	loop      *loop
-	metrics   *metrics
+	metrics   *metrics.Metrics
 	readyAt   time.Time
 	created   int64
 	arrivals  atomic.Uint64
@@ -62,7 +63,7 @@ func New(cfg Config) (*Server, error) {
 		streamError: wire.StreamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
 	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
 		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
-	s.metrics = newMetrics(newMetricsConfig(c), func() engine.Stats {
+	s.metrics = metrics.New(metricsConfig(c), func() engine.Stats {
 		s.loop.mu.Lock()
 		defer s.loop.mu.Unlock()
 		return s.loop.eng.Stats()

@@ -171,6 +171,6 @@ func (l *loop) abortAs(st *stream, reason string) {
 	l.adm.release(st)
 	l.mu.Unlock()
 	if !finished {
-		l.metrics.finished(reason)
+		l.metrics.Finished(reason)
 	}
 }
