@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/drive"
 	"github.com/llmslo/llmslo/vllmsim/engine"
 	"github.com/llmslo/llmslo/vllmsim/tokenizer"
 	"github.com/llmslo/llmslo/vllmsim/wire"
@@ -57,21 +58,19 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 			outLen, reason = t, "stop"
 		}
 	}
-	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
-	st.seq = engine.NewSeq(n, req.Prompt, outLen)
-	st.seq.Owner = st
+	st := drive.NewStream(engine.NewSeq(n, req.Prompt, outLen), arrival, reason)
 	if !s.Config.DisablePrefixCaching {
 		// Hash here, not under the engine's lock.
-		st.seq.HashPrompt(s.Config.BlockSize)
+		st.Seq.HashPrompt(s.Config.BlockSize)
 	}
 	if !s.takeIn(r, st) {
 		return
 	}
-	if reason := s.loop.submit(st); reason != "" {
+	if reason := s.loop.Submit(st); reason != "" {
 		s.reject(w, reason)
 		return
 	}
-	defer s.loop.abort(st) // a no-op once the sequence finished
+	defer s.loop.Abort(st) // a no-op once the sequence finished
 
 	prefix := "cmpl-"
 	if chat {
@@ -93,14 +92,13 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 // takeIn spends the API server's time on the request (frontend.go), one
 // request after another; it reports false when the client left or the
 // server is closing meanwhile.
-func (s *Server) takeIn(r *http.Request, st *stream) bool {
-	in := s.loop.front
-	if in == nil {
+func (s *Server) takeIn(r *http.Request, st *drive.Stream) bool {
+	at := s.loop.EnterIntake(st)
+	if at.IsZero() {
 		return true
 	}
-	at := in.enter(st.arrival, st.seq.PromptLen())
 	if d := time.Until(at); d > 0 && !s.pause(r, d) {
-		s.loop.giveUp()
+		s.loop.GiveUp()
 		return false
 	}
 	return true
@@ -127,11 +125,11 @@ func (s *Server) faultMessage(r *http.Request) string {
 // cachedTokens is usage's prompt_tokens_details.cached_tokens, or −1 when
 // --enable-prompt-tokens-details is off. Read once the sequence produced a
 // token: the engine set it before.
-func (s *Server) cachedTokens(st *stream) int {
+func (s *Server) cachedTokens(st *drive.Stream) int {
 	if !s.Config.EnablePromptTokensDetails {
 		return -1
 	}
-	return st.seq.CachedTokens()
+	return st.Seq.CachedTokens()
 }
 
 func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
@@ -167,9 +165,9 @@ func (s *Server) checkLength(req wire.Request) (int, error) {
 
 // wait blocks until the stream changes; it reports false when the client
 // went away or the server is closing.
-func (s *Server) wait(r *http.Request, st *stream) bool {
+func (s *Server) wait(r *http.Request, st *drive.Stream) bool {
 	select {
-	case <-st.notify:
+	case <-st.Changed():
 		return true
 	case <-r.Context().Done():
 		return false
@@ -193,13 +191,13 @@ func (s *Server) pause(r *http.Request, d time.Duration) bool {
 }
 
 // writeWhole waits for the request to finish and answers in one body.
-func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, req wire.Request, fd faultDraw, chat bool, id string, created int64, h uint64) {
+func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *drive.Stream, req wire.Request, fd faultDraw, chat bool, id string, created int64, h uint64) {
 	for {
-		produced, done := st.progress()
+		produced, done := st.Progress()
 		if done {
 			var text strings.Builder
 			words := produced
-			if st.finishReason == "stop" {
+			if st.FinishReason == "stop" {
 				words-- // the end-of-sequence token has no text
 			}
 			for k := range words {
@@ -212,7 +210,7 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 				return
 			}
 			if fd.disconnect != never {
-				s.loop.abort(st)
+				s.loop.Abort(st)
 				panic(http.ErrAbortHandler)
 			}
 			usage := wire.Usage{PromptTokens: len(req.Prompt), CompletionTokens: produced, TotalTokens: len(req.Prompt) + produced}
@@ -221,12 +219,12 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 			}
 			if chat {
 				wire.WriteJSON(w, wire.ChatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.Config.servedName(),
-					Choices: []wire.ChatChoice{{Message: wire.ChatMessage{Role: "assistant", Content: text.String()}, FinishReason: st.finishReason}},
+					Choices: []wire.ChatChoice{{Message: wire.ChatMessage{Role: "assistant", Content: text.String()}, FinishReason: st.FinishReason}},
 					Usage:   usage})
 				return
 			}
 			wire.WriteJSON(w, wire.CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: s.Config.servedName(),
-				Choices: []wire.CompletionChoice{{Text: text.String(), FinishReason: st.finishReason}}, Usage: usage})
+				Choices: []wire.CompletionChoice{{Text: text.String(), FinishReason: st.FinishReason}}, Usage: usage})
 			return
 		}
 		if !s.wait(r, st) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/drive"
 	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
@@ -14,7 +15,7 @@ type streamOut struct {
 	w        http.ResponseWriter
 	rc       *http.ResponseController
 	r        *http.Request
-	st       *stream
+	st       *drive.Stream
 	req      wire.Request
 	fd       faultDraw
 	f        *wire.ChunkFormat
@@ -28,7 +29,7 @@ type streamOut struct {
 // writeStream sends the tokens as SSE chunks as the engine produces them.
 // Tokens that piled up while the client was slow go out as separate chunks
 // in one write.
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req wire.Request, fd faultDraw, f *wire.ChunkFormat, h uint64) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *drive.Stream, req wire.Request, fd faultDraw, f *wire.ChunkFormat, h uint64) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -41,7 +42,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream,
 		return
 	}
 	for {
-		produced, done := st.progress()
+		produced, done := st.Progress()
 		for o.sent < produced {
 			n := min(fd.perEvent, produced-o.sent)
 			if n < fd.perEvent && !done {
@@ -56,7 +57,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream,
 			}
 			reason := ""
 			if done && o.sent+n == produced {
-				reason = st.finishReason
+				reason = st.FinishReason
 			}
 			o.buf = f.AppendEvent(o.buf, h, o.sent, n, reason)
 			o.sent += n
@@ -100,7 +101,7 @@ func (o *streamOut) faults(final bool) bool {
 			o.buf = o.f.AppendDone(o.buf)
 		}
 		o.flush()
-		o.s.loop.abortAs(o.st, "error")
+		o.s.loop.AbortAs(o.st, "error")
 		return false
 	}
 	if due(o.fd.stall) {
@@ -134,12 +135,12 @@ func (o *streamOut) pace() bool {
 
 // pacedAt is when token event k may go out under Faults.PacedTTFT and
 // PacedITL; zero when pacing is off.
-func (s *Server) pacedAt(st *stream, k int) time.Time {
+func (s *Server) pacedAt(st *drive.Stream, k int) time.Time {
 	f := s.Config.Faults
 	if f.PacedTTFT == 0 && f.PacedITL == 0 {
 		return time.Time{}
 	}
-	return st.arrival.Add(f.PacedTTFT + time.Duration(max(k, 0))*f.PacedITL)
+	return st.Arrival.Add(f.PacedTTFT + time.Duration(max(k, 0))*f.PacedITL)
 }
 
 // flush writes what is pending; it reports false when the client is gone.
@@ -158,19 +159,6 @@ func (o *streamOut) flush() bool {
 func (o *streamOut) cut() {
 	_, _ = o.w.Write(o.buf)
 	_ = o.rc.Flush()
-	o.s.loop.abort(o.st)
+	o.s.loop.Abort(o.st)
 	panic(http.ErrAbortHandler)
-}
-
-// abortAs aborts st's sequence and counts it as finished for reason, unless
-// it had already finished.
-func (l *loop) abortAs(st *stream, reason string) {
-	l.mu.Lock()
-	finished := st.seq.Finished()
-	l.eng.Abort(st.seq)
-	l.adm.release(st)
-	l.mu.Unlock()
-	if !finished {
-		l.metrics.Finished(reason)
-	}
 }

@@ -1,4 +1,4 @@
-package vllmsim
+package drive
 
 import (
 	"sync"
@@ -8,47 +8,12 @@ import (
 	"github.com/llmslo/llmslo/vllmsim/metrics"
 )
 
-// stream is one request's link between the engine loop and its HTTP
-// handler. The loop only bumps a counter and signals; tokens are derived
-// from the count, so a slow client never holds the engine up and needs no
-// buffer beyond the count.
-type stream struct {
-	seq          *engine.Seq
-	arrival      time.Time
-	queued       time.Time     // handed to the engine, after the API server's time
-	notify       chan struct{} // capacity 1: "something changed"
-	mu           sync.Mutex
-	produced     int
-	done         bool
-	finishReason string // "stop" or "length", decided at arrival
-	firstAt      time.Time
-	lastAt       time.Time
-	scheduledAt  time.Time // first scheduled, set by the engine loop
-	// Admission control's marks (admission.go), guarded by loop.mu.
-	inFlight, inPrefill bool
-}
-
-// progress returns how many tokens are ready and whether the sequence is
-// finished.
-func (st *stream) progress() (int, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.produced, st.done
-}
-
-func (st *stream) signal() {
-	select {
-	case st.notify <- struct{}{}:
-	default:
-	}
-}
-
-// loop runs the engine in real time on one goroutine: schedule a step, wait
+// Loop runs the engine in real time on one goroutine: schedule a step, wait
 // until its absolute deadline, apply it, publish the tokens. Deadlines are
 // chained (each step ends Duration after the previous one's deadline, not
 // after the moment the loop woke up), so timer overshoot is paid back by the
 // next step and the pace over many steps matches the model.
-type loop struct {
+type Loop struct {
 	mu      sync.Mutex // guards eng
 	eng     *engine.Engine
 	wake    chan struct{}
@@ -63,6 +28,51 @@ type loop struct {
 	resets  []chan struct{} // prefix-cache resets waiting for the step to end (reset.go)
 }
 
+// Config is what a Loop drives and how.
+type Config struct {
+	Engine  *engine.Engine
+	Metrics *metrics.Metrics
+	// Frontend is the API server's time before the engine sees a request,
+	// Output its time to publish a step's tokens; zero costs nothing.
+	Frontend engine.Frontend
+	Output   engine.Output
+	// Admission control's limits (admission.go); 0: no limit.
+	MaxQueuedReqs, MaxQueuedTokens int
+}
+
+// New returns a loop that is not yet running; call Start.
+func New(c Config) *Loop {
+	return &Loop{eng: c.Engine, metrics: c.Metrics, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		now: time.Now, front: newIntake(c.Frontend), emit: newEmitter(c.Output),
+		adm: admission{maxReqs: c.MaxQueuedReqs, maxTokens: c.MaxQueuedTokens}}
+}
+
+// Start runs the loop, and the output path, each on a goroutine of its
+// own until Stop.
+func (l *Loop) Start() {
+	go l.run()
+	if l.emit != nil {
+		go l.emit.run()
+	}
+}
+
+// Stop stops a started loop and waits for its goroutines.
+func (l *Loop) Stop() {
+	close(l.stop)
+	<-l.done
+	if e := l.emit; e != nil {
+		close(e.stop)
+		<-e.done
+	}
+}
+
+// Stats returns the engine's totals and gauges.
+func (l *Loop) Stats() engine.Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.eng.Stats()
+}
+
 // maxLag bounds how far behind its deadlines the loop may fall before it
 // stops catching up: within it, a late step is paid back by running the
 // next ones sooner, so CPU contention on the host does not lower the
@@ -70,9 +80,9 @@ type loop struct {
 // let go rather than replayed as a burst.
 const maxLag = 50 * time.Millisecond
 
-// submit hands a request taken in by the API server to the engine, or
-// returns the reason admission control refused it.
-func (l *loop) submit(st *stream) string {
+// Submit hands a request taken in by the API server (EnterIntake) to the
+// engine, or returns the reason admission control refused it.
+func (l *Loop) Submit(st *Stream) string {
 	l.mu.Lock()
 	if l.front != nil {
 		l.front.leave() // under l.mu: the loop sees both changes at once
@@ -83,31 +93,43 @@ func (l *loop) submit(st *stream) string {
 		return reason
 	}
 	st.queued = l.now()
-	l.eng.Add(st.seq)
+	l.eng.Add(st.Seq)
 	l.mu.Unlock()
 	l.poke()
 	return ""
 }
 
-// giveUp forgets a request whose client left while it was being taken in.
-func (l *loop) giveUp() {
+// EnterIntake queues st in the API server's intake, one request after
+// another, and returns when it reaches the engine: the caller then hands
+// it over (Submit) or gives up (GiveUp). Zero when the intake costs
+// nothing: Submit at once.
+func (l *Loop) EnterIntake(st *Stream) time.Time {
+	if l.front == nil {
+		return time.Time{}
+	}
+	return l.front.enter(st.Arrival, st.Seq.PromptLen())
+}
+
+// GiveUp forgets a request whose client left while it was being taken in.
+func (l *Loop) GiveUp() {
 	l.mu.Lock()
 	l.front.leave()
 	l.mu.Unlock()
 	l.poke()
 }
 
-func (l *loop) poke() {
+func (l *Loop) poke() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (l *loop) abort(st *stream) {
+// Abort aborts st's sequence, a no-op once it finished.
+func (l *Loop) Abort(st *Stream) {
 	l.mu.Lock()
-	finished := st.seq.Finished()
-	l.eng.Abort(st.seq)
+	finished := st.Seq.Finished()
+	l.eng.Abort(st.Seq)
 	l.adm.release(st)
 	l.mu.Unlock()
 	if !finished {
@@ -115,7 +137,7 @@ func (l *loop) abort(st *stream) {
 	}
 }
 
-func (l *loop) run() {
+func (l *Loop) run() {
 	defer close(l.done)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -164,9 +186,9 @@ func (l *loop) run() {
 // scheduled marks when each sequence scheduled for the first time was
 // scheduled, the start of its prefill and of its inference (RUNNING) time,
 // and records its queue time from when the engine got it.
-func (l *loop) scheduled(now time.Time, admitted []*engine.Seq) {
+func (l *Loop) scheduled(now time.Time, admitted []*engine.Seq) {
 	for _, s := range admitted {
-		if st, ok := s.Owner.(*stream); ok {
+		if st, ok := s.Owner.(*Stream); ok {
 			st.scheduledAt = now
 			l.metrics.Queued(now.Sub(st.queued))
 		}
@@ -175,7 +197,7 @@ func (l *loop) scheduled(now time.Time, admitted []*engine.Seq) {
 
 // sleepUntil waits for the step's end at deadline; it reports false when
 // the loop is stopped first.
-func (l *loop) sleepUntil(timer *time.Timer, deadline, now time.Time) bool {
+func (l *Loop) sleepUntil(timer *time.Timer, deadline, now time.Time) bool {
 	wait := deadline.Sub(now)
 	if wait <= 0 {
 		select {
@@ -196,9 +218,9 @@ func (l *loop) sleepUntil(timer *time.Timer, deadline, now time.Time) bool {
 
 // deliver hands each sequence the step advanced to its stream, at: the
 // token times, the admission bookkeeping and the metrics. l.mu is held.
-func (l *loop) deliver(emitted []*engine.Seq, at time.Time) {
+func (l *Loop) deliver(emitted []*engine.Seq, at time.Time) {
 	for _, s := range emitted {
-		st := s.Owner.(*stream)
+		st := s.Owner.(*Stream)
 		if st == nil {
 			continue
 		}
@@ -221,10 +243,23 @@ func (l *loop) deliver(emitted []*engine.Seq, at time.Time) {
 		}
 		// vLLM times its metrics by the engine core's output, before
 		// the API server's output path.
-		l.metrics.Token(metrics.Request{Seq: st.seq, Arrival: st.arrival, Scheduled: st.scheduledAt,
-			First: st.firstAt, FinishReason: st.finishReason}, first, at, prev)
+		l.metrics.Token(metrics.Request{Seq: st.Seq, Arrival: st.Arrival, Scheduled: st.scheduledAt,
+			First: st.firstAt, FinishReason: st.FinishReason}, first, at, prev)
 		if l.emit == nil {
 			st.signal()
 		}
+	}
+}
+
+// AbortAs aborts st's sequence and counts it as finished for reason, unless
+// it had already finished.
+func (l *Loop) AbortAs(st *Stream, reason string) {
+	l.mu.Lock()
+	finished := st.Seq.Finished()
+	l.eng.Abort(st.Seq)
+	l.adm.release(st)
+	l.mu.Unlock()
+	if !finished {
+		l.metrics.Finished(reason)
 	}
 }
