@@ -7,7 +7,9 @@ import (
 	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
-// Error body shapes (Config.ErrorFormat); package openai has them.
+// Error body shapes (Config.ErrorFormat): vLLM's flat error object up to
+// 0.10.0, OpenAI's {"error": …} envelope from 0.10.1; package wire renders
+// both.
 const (
 	ErrorFormatOpenAI = wire.FormatOpenAI // vLLM ≥ 0.10.1; the default
 	ErrorFormatLegacy = wire.FormatLegacy // vLLM ≤ 0.10.0, for testing clients against older servers
