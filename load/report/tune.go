@@ -51,7 +51,7 @@ type Tune struct {
 	Command       string   `json:"command"`
 	CommandNote   string   `json:"command_note,omitempty"`
 	SimulatorOnly []string `json:"simulator_only,omitempty"`
-	Stop      string   `json:"stop"`
+	Stop          string   `json:"stop"`
 	// CannotChange says why no flag was changed (a URL target).
 	CannotChange string `json:"cannot_change,omitempty"`
 	// Overload is the last step's overload gate, at 1.5× the final knee
