@@ -51,7 +51,7 @@ func WriteTune(w io.Writer, r *report.Report) {
 	tw.Flush()
 	fmt.Fprintf(w, "stopped: %s\n", t.Stop)
 	writeProtect(w, r.Protect)
-	fmt.Fprintf(w, "final flags (tune's and Protect's, in one line): %s\n", t.Command)
+	fmt.Fprintf(w, "final flags: %s\n", t.Command)
 	if t.CommandNote != "" {
 		fmt.Fprintln(w, "  note: "+t.CommandNote)
 	}
