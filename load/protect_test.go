@@ -72,13 +72,21 @@ func TestProtectNeedsAKneeAndMetrics(t *testing.T) {
 }
 
 // Protect's limit below the one the server already has is said, not
-// proposed silently; one at or above it needs no word.
+// proposed silently; where the server's limit is what binds, Protect
+// keeps it; one at or above it needs no word.
 func TestProtectSaysWhenItsLimitIsBelowTheServers(t *testing.T) {
+	args := []string{"--max-num-seqs", "16", "--max-num-queued-reqs", "12"}
 	p := &report.Protect{HeldAtKnee: 10, MaxNumQueuedReqs: 11}
-	noteBelowServer(p, []string{"--max-num-seqs", "16", "--max-num-queued-reqs", "12"})
+	keepServersLimit(p, args, verdict.BindCompute)
 	assert.Contains(t, p.Note, "below the server's own --max-num-queued-reqs 12")
+	assert.Equal(t, 11, p.MaxNumQueuedReqs)
+	p = &report.Protect{HeldAtKnee: 4, MaxNumQueuedReqs: 5}
+	keepServersLimit(p, args, verdict.BindAdmission)
+	assert.Equal(t, 12, p.MaxNumQueuedReqs, "the limit that binds at the knee is kept")
+	assert.Equal(t, "--max-num-queued-reqs 12", p.Flag)
+	assert.Contains(t, p.Note, "kept the server's own --max-num-queued-reqs 12, not 5")
 	p = &report.Protect{HeldAtKnee: 12, MaxNumQueuedReqs: 13}
-	noteBelowServer(p, []string{"--max-num-queued-reqs", "12"})
+	keepServersLimit(p, []string{"--max-num-queued-reqs", "12"}, verdict.BindCompute)
 	assert.Empty(t, p.Note)
 }
 

@@ -84,10 +84,10 @@ func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error)
 	out.Capacity = l.final.Capacity
 	out.Fit = l.fit
 	out.Protect = protect(l.final, out.Target.Model)
+	keepServersLimit(out.Protect, tune.Apply(base, l.kept...), kneeOf(l.final).Binding)
 	if err == nil && !o.NoOverload {
 		err = l.overload(ctx, out.Protect, o.Overload)
 	}
-	noteBelowServer(out.Protect, tune.Apply(base, l.kept...))
 	l.deployLine(out.Target.Model, out.Protect)
 	if err != nil {
 		out.Partial, out.Reason = true, err.Error()

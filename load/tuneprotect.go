@@ -125,15 +125,21 @@ func (l *tuneLoop) deployLine(model string, p *report.Protect) {
 	t.CommandNote = strings.Join(notes, "; ")
 }
 
-// noteBelowServer says so when Protect's limit lies below the one the
-// server already has.
-func noteBelowServer(p *report.Protect, args []string) {
+// keepServersLimit holds Protect to the limit the server already has
+// where that limit is what binds at the knee (a lower one would only shed
+// below the knee), and says so where Protect's lies below it otherwise.
+func keepServersLimit(p *report.Protect, args []string, binding string) {
 	cur, ok := tune.Int(args, "--max-num-queued-reqs")
 	if p == nil || !ok || p.MaxNumQueuedReqs == 0 || p.MaxNumQueuedReqs >= cur {
 		return
 	}
 	note := fmt.Sprintf("below the server's own --max-num-queued-reqs %d: at the knee it held %.0f requests, running and waiting, "+
 		"and a limit one above that keeps the queue the SLOs were met with", cur, p.HeldAtKnee)
+	if binding == verdict.BindAdmission {
+		note = fmt.Sprintf("kept the server's own --max-num-queued-reqs %d, not %d (one above the %.0f held at the knee): "+
+			"that limit is what binds at the knee, and a lower one would shed below it", cur, p.MaxNumQueuedReqs, p.HeldAtKnee)
+		p.MaxNumQueuedReqs, p.Flag = cur, fmt.Sprintf("--max-num-queued-reqs %d", cur)
+	}
 	if p.Note != "" {
 		note = p.Note + "; " + note
 	}
