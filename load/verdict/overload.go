@@ -24,7 +24,8 @@ type Overload struct {
 	QueuedReqs int
 
 	// met is the last step of this run that met every SLO (Judge keeps
-	// it), from which a failing step reads the limit to set.
+	// it), from which a failing step reads the limit to set. It lives in
+	// the Plan's Overload, so each run wants an Overload of its own.
 	met *metRate
 }
 
