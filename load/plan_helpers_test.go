@@ -41,6 +41,8 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
 }
 
+func (s testSim) VLLMArgs(args []string) (vllm, simOnly []string) { return vllmsim.VLLMArgs(args) }
+
 func (s testSim) WithFlags(flags []string) (Target, error) {
 	args := append(slices.Clone(s.args), flags...)
 	cfg, err := vllmsim.ParseServeArgs(args)

@@ -125,7 +125,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	if p.Overload != nil {
 		// An overload step is judged by the overload gate instead of the
 		// error guard that counts shed requests against the server.
-		verdict.JudgeOverload(st, *p.Overload)
+		p.Overload.Judge(st) // keeps a step that met every SLO for the next one's advice
 	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
