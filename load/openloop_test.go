@@ -38,13 +38,6 @@ func engineClient(t *testing.T, url string) *client.Client {
 	return c
 }
 
-func mustSLOs(t *testing.T, exprs ...string) []verdict.SLO {
-	t.Helper()
-	s, err := verdict.ParseSLOs(exprs)
-	require.NoError(t, err)
-	return s
-}
-
 // quietThresholds keep client-side hazards out of tests that are not about
 // them: the test machine is shared and noisy.
 func quietThresholds() verdict.Thresholds {
@@ -60,7 +53,7 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(64, 20),
 		Plan: Plan{Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds()}}
+			SLOs: testSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds()}}
 	records := recordLines(t, &p)
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
@@ -139,7 +132,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	t.Parallel() // light (TestMain): 30 req/s of 10-token streams, limits of hundreds of ms
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	slos := mustSLOs(t, "ttft.p95<=300ms")
+	slos := testSLOs(t, "ttft.p95<=300ms")
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
@@ -178,7 +171,7 @@ func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 10),
 		Plan: Plan{Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 3 * time.Second, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}}
+			SLOs: testSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -213,7 +206,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 4),
 				Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 					Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
-					SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"), Thresholds: quietThresholds()}}
+					SLOs: testSLOs(t, "error_rate<=1%", "ttft.p50<=1s"), Thresholds: quietThresholds()}}
 			done := make(chan struct{})
 			var rep *report.Report
 			go func() { defer close(done); rep, err = runPlan(context.Background(), p) }()
@@ -253,7 +246,7 @@ func TestNoUsageIsCountedAndReported(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 5),
 		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+			SLOs:     testSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -270,7 +263,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 20),
 		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+			SLOs:     testSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -293,7 +286,7 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 2),
 		Plan: Plan{Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 10 * time.Second,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+			SLOs:     testSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
 	start := time.Now()
 	rep, err := runPlan(ctx, p)
 	require.ErrorIs(t, err, context.DeadlineExceeded)

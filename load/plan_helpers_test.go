@@ -10,6 +10,7 @@ import (
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -69,3 +70,15 @@ func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 }
 
 func (s testSim) ServeArgs() []string { return slices.Clone(s.args) }
+
+// runPlan runs every step of a plan built by hand (its own Doer and
+// Workload, no target) through Measurement.Step, as Measure does; when ctx
+// ends it returns the report so far, marked partial. Its settings are the
+// test's: Open's validation is tested through Open.
+func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
+	if err := p.settle(); err != nil {
+		return nil, err
+	}
+	s := &Measurement{engine: p, report: p.newReport()}
+	return s.steps(ctx)
+}

@@ -48,7 +48,7 @@ func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 2),
 		Plan: Plan{Rates: []float64{4, 6}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: time.Second, Warmup: time.Second, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p95<=5s"), Thresholds: quietThresholds(), Progress: &w}}
+			SLOs: testSLOs(t, "ttft.p95<=5s"), Thresholds: quietThresholds(), Progress: &w}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)

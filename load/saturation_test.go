@@ -22,7 +22,7 @@ func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	return stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 1),
 		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: d,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
+			SLOs:     testSLOs(t, "error_rate<=1%"), Thresholds: th}}
 }
 
 func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
@@ -62,7 +62,7 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 5),
 		Plan: Plan{Rates: []float64{50}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond, MaxInFlight: 2,
-			SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
+			SLOs: testSLOs(t, "error_rate<=1%"), Thresholds: th}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

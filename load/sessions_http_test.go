@@ -86,7 +86,7 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	p := stepPlan{Send: dispatch.Sender{Doer: log}, Sessions: &SessionReplay{Source: ss},
 		Plan: Plan{Rates: []float64{4}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}}
+			SLOs: testSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	st := rep.Steps[0]

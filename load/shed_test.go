@@ -33,7 +33,7 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	srv := simtest.Start(t, cfg)
 	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
 		Plan: Plan{Rates: []float64{160}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second,
-			DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
+			DrainTimeout: 5 * time.Second, SLOs: testSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -79,7 +79,7 @@ func TestShedTimeIsTheWaitForTheRefusal(t *testing.T) {
 	t.Cleanup(srv.Close)
 	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
 		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
+			SLOs: testSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

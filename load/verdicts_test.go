@@ -31,7 +31,7 @@ func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration,
 	return stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(in, out),
 		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
 			Duration: d, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}}
+			SLOs: testSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}}
 }
 
 func sloResult(t *testing.T, s *report.StepReport, metric report.Metric) report.SLOResult {
