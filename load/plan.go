@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
@@ -174,7 +175,7 @@ func (c *Plan) validate() error {
 // fixture, each here alone: the faces only rename the fields of the
 // *SettingError it returns (NameSettings).
 func (c *Plan) checkSettings() error {
-	for _, check := range []func() error{c.checkPacing, c.checkRates, c.Thresholds.Validate, c.checkRetries, c.validateThink, c.validateCancel} {
+	for _, check := range []func() error{c.checkPacing, c.checkRates, c.Thresholds.Validate, c.checkRetries, c.checkJudging, c.validateThink, c.validateCancel} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -222,6 +223,20 @@ func (c *Plan) checkPacing() error {
 	}
 	if c.Warmup < 0 {
 		return &SettingError{Field: "Warmup", Value: c.Warmup.String(), Problem: "want 0 (none) or a positive duration"}
+	}
+	return nil
+}
+
+// checkJudging checks the settings that qualify others: the fit margin,
+// the baseline's tolerance, the reset of running requests.
+func (c *Plan) checkJudging() error {
+	switch {
+	case !(c.FitMargin >= 0) || math.IsInf(c.FitMargin, 0):
+		return &SettingError{Field: "FitMargin", Value: fmt.Sprint(c.FitMargin), Problem: "want a positive number of times max_num_seqs (0: 1)"}
+	case c.Baseline != nil && (!(c.BaselineTolerance > 0) || math.IsInf(c.BaselineTolerance, 0)):
+		return &SettingError{Field: "BaselineTolerance", Value: fmt.Sprint(c.BaselineTolerance), Problem: "want a positive fraction, e.g. 0.1"}
+	case c.ResetRunningRequests && !c.ResetPrefixCache:
+		return &SettingError{Field: "ResetRunningRequests", Problem: "qualifies the prefix-cache reset, which {ResetPrefixCache} turns off"}
 	}
 	return nil
 }

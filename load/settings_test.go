@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -22,14 +23,17 @@ import (
 // naming its Plan field, so that a face can call it by its own name.
 func TestPlanValidationNamesTheRefusedField(t *testing.T) {
 	for field, set := range map[string]func(*Plan){
-		"Rates":          func(c *Plan) { c.Rates = []float64{2, math.NaN()} },
-		"Duration":       func(c *Plan) { c.Duration = 0 },
-		"Warmup":         func(c *Plan) { c.Warmup = -time.Second },
-		"CancelRate":     func(c *Plan) { c.CancelRate = 1.5 },
-		"CancelAfter":    func(c *Plan) { c.CancelAfter = time.Second },
-		"ThinkTimeScale": func(c *Plan) { c.ThinkTimeScale = math.Inf(1) },
-		"MaxThink":       func(c *Plan) { c.MaxThink = -time.Second },
-		"StarvedRetries": func(c *Plan) { c.StarvedRetries = -1 },
+		"Rates":                func(c *Plan) { c.Rates = []float64{2, math.NaN()} },
+		"Duration":             func(c *Plan) { c.Duration = 0 },
+		"Warmup":               func(c *Plan) { c.Warmup = -time.Second },
+		"CancelRate":           func(c *Plan) { c.CancelRate = 1.5 },
+		"CancelAfter":          func(c *Plan) { c.CancelAfter = time.Second },
+		"ThinkTimeScale":       func(c *Plan) { c.ThinkTimeScale = math.Inf(1) },
+		"MaxThink":             func(c *Plan) { c.MaxThink = -time.Second },
+		"StarvedRetries":       func(c *Plan) { c.StarvedRetries = -1 },
+		"FitMargin":            func(c *Plan) { c.FitMargin = math.NaN() },
+		"BaselineTolerance":    func(c *Plan) { c.Baseline, c.BaselineTolerance = &report.Report{}, 0 },
+		"ResetRunningRequests": func(c *Plan) { c.ResetRunningRequests, c.ResetPrefixCache = true, false },
 	} {
 		cfg := DefaultPlan()
 		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), testFixture(t, "fixed:8:2")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,7 +32,9 @@ func TestPlanFlagsAreFlags(t *testing.T) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs)
+	f.registerBaseline(fs)
 	for field, name := range planFlags {
-		assert.NotNil(t, fs.Lookup(name[2:]), "%s names %s, no flag of run's", field, name)
+		name, _, _ = strings.Cut(name[2:], "=")
+		assert.NotNil(t, fs.Lookup(name), "%s names --%s, no flag of run's", field, name)
 	}
 }

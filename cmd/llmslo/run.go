@@ -87,7 +87,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
 	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
-	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
+	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size (0: 1)")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
 }
@@ -111,9 +111,6 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.LengthsAdvisory = f.lengthsAdvisory
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
-	if f.fitMargin <= 0 {
-		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)
-	}
 	c.FitMargin = f.fitMargin
 	c.ThinkTimeScale, c.MaxThink = f.thinkScale, f.maxThink
 	c.CancelRate, c.CancelAfter, c.RequestsOut = f.cancelRate, f.cancelAfter, f.requestsOut
@@ -170,6 +167,8 @@ var planFlags = map[string]string{
 	"Rates": "--rates", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
 	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
 	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
+	"FitMargin": "--fit-margin", "BaselineTolerance": "--baseline-tolerance",
+	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 
 // hazardConfig turns --hazard-off and --starved-retries into c.
@@ -218,8 +217,6 @@ func (f *runFlags) baselineConfig(c *load.Plan) error {
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return errors.New("--update-baseline needs --baseline FILE")
-	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
-		return errors.New("--baseline-tolerance must be positive")
 	}
 	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {
