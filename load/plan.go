@@ -124,7 +124,8 @@ type Plan struct {
 	// that counts shed requests against the server.
 	Overload *verdict.Overload
 	// Baseline, when set, is a recorded report (ReadBaseline) each step is
-	// compared with; BaselineTolerance is the slowdown allowed.
+	// compared with; BaselineTolerance is the slowdown allowed, a positive
+	// fraction (DefaultPlan holds DefaultBaselineTolerance).
 	Baseline          *report.Report
 	BaselineTolerance float64
 	// Progress watches each step as it runs (internal/progress draws it
@@ -153,6 +154,8 @@ func DefaultPlan() Plan {
 		Salt:             true,
 		ResetPrefixCache: true,
 		ThinkTimeScale:   1,
+		// Used only with a Baseline, which must allow some slowdown.
+		BaselineTolerance: DefaultBaselineTolerance,
 	}
 }
 
