@@ -37,25 +37,6 @@ type Measurement struct {
 	openEnded bool
 }
 
-// newMeasurement measures an engine plan built by hand (its own Doer and
-// Workload): the engine without a target, for tests.
-func newMeasurement(p stepPlan) (*Measurement, error) {
-	if err := p.settle(); err != nil {
-		return nil, err
-	}
-	return &Measurement{engine: p, report: p.newReport()}, nil
-}
-
-// runPlan runs every step of an engine plan built by hand and returns the
-// report; when ctx ends it returns the report so far, marked partial.
-func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
-	s, err := newMeasurement(p)
-	if err != nil {
-		return nil, err
-	}
-	return s.steps(ctx)
-}
-
 // Open starts (or reaches) the plan's target and prepares the workload.
 // Close releases them.
 func Open(ctx context.Context, plan Plan) (*Measurement, error) {
@@ -65,6 +46,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err := plan.checkBaseline(); err != nil {
 		return nil, err // before the target starts: nothing was sent
 	}
+	plan.Arrival = plan.arrival() // a Process is no trace, and the report names it
 	ep, err := plan.Target.Start(ctx)
 	if err != nil {
 		return nil, err
@@ -177,7 +159,7 @@ func (s *Measurement) steps(ctx context.Context) (*report.Report, error) {
 // Its report is added to the measurement's report, also when ctx cut it
 // short (then marked partial and returned with ctx's error).
 func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
-	p, err := s.stepPlanAt(rate)
+	p, err := s.nextStepPlan(rate)
 	if err != nil {
 		return nil, err
 	}
@@ -189,9 +171,9 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	return st, err
 }
 
-// stepPlanAt is the engine plan of the next step: where its schedule
-// starts and its place in the run.
-func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
+// nextStepPlan is the engine plan of the next step, at rate: where its
+// schedule starts, its place in the run, and whether a baseline pairs it.
+func (s *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
 	p := s.engine
 	if p.Arrival.Kind == arrival.Trace && s.rows > 0 && s.next%s.rows != 0 {
 		// A trace replay sends row k of the fixture at the trace's arrival
@@ -255,9 +237,6 @@ func (s *Measurement) addStep(st *report.StepReport, err error) {
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
-		if s.engine.OnStep != nil {
-			s.engine.OnStep(*st)
-		}
 		if s.engine.Progress != nil {
 			s.engine.Progress.StepEnded(st)
 		}

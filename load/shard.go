@@ -200,7 +200,7 @@ func (s *Measurement) nextStepStart(p *stepPlan) error {
 			return err
 		}
 	}
-	s.startOffset += p.Warmup + p.Duration + p.drainTimeout()
+	s.startOffset += p.Warmup + p.Duration + p.DrainBound()
 	return nil
 }
 

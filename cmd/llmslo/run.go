@@ -87,7 +87,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
 	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
-	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
+	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size (0: 1)")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
 }
@@ -111,16 +111,9 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
 	c.LengthsAdvisory = f.lengthsAdvisory
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
-	if f.fitMargin <= 0 {
-		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)
-	}
 	c.FitMargin = f.fitMargin
-	if err := f.thinkConfig(&c); err != nil {
-		return c, err
-	}
-	if err := f.cancelConfig(&c); err != nil {
-		return c, err
-	}
+	c.ThinkTimeScale, c.MaxThink = f.thinkScale, f.maxThink
+	c.CancelRate, c.CancelAfter, c.RequestsOut = f.cancelRate, f.cancelAfter, f.requestsOut
 	switch f.api {
 	case "completions":
 		c.API = workload.APICompletions
@@ -158,18 +151,24 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	if err != nil {
 		return c, err
 	}
-	replay := arr.Kind == arrival.Trace && arr.Speed > 0
-	switch {
-	case replay && len(rates) > 0:
+	if arr.Kind == arrival.Trace && arr.Speed > 0 && len(rates) > 0 {
 		return c, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
-	case !replay && len(rates) == 0:
-		return c, errors.New("--rates is required, e.g. --rates 2,4,8")
 	}
 	c.Rates = rates
 	if c.Fixture, err = formats.Open(f.fixture); err != nil {
 		return c, fmt.Errorf("--fixture: %w", err)
 	}
-	return c, nil
+	return c, load.NameSettings(c.Validate(), planFlags)
+}
+
+// planFlags name the flag that sets each Plan field, for the messages of
+// Plan validation, which checks every setting (load.NameSettings).
+var planFlags = map[string]string{
+	"Rates": "--rates", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
+	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
+	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
+	"FitMargin": "--fit-margin", "BaselineTolerance": "--baseline-tolerance",
+	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 
 // hazardConfig turns --hazard-off and --starved-retries into c.
@@ -184,9 +183,6 @@ func (f *runFlags) hazardConfig(c *load.Plan) error {
 				c.Thresholds.Off = append(c.Thresholds.Off, kind)
 			}
 		}
-	}
-	if f.starvedRetries < 0 {
-		return fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
 	}
 	c.StarvedRetries = f.starvedRetries
 	return nil
@@ -221,8 +217,6 @@ func (f *runFlags) baselineConfig(c *load.Plan) error {
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return errors.New("--update-baseline needs --baseline FILE")
-	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
-		return errors.New("--baseline-tolerance must be positive")
 	}
 	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {
@@ -243,6 +237,7 @@ func withRecordHint(err error) error {
 	return err
 }
 
+// parseRates reads --rates; Plan validation checks the rates it holds.
 func parseRates(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -250,12 +245,62 @@ func parseRates(s string) ([]float64, error) {
 	var out []float64
 	for _, part := range strings.Split(s, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
-		if err != nil || r <= 0 || r > 1e6 {
+		if err != nil {
 			return nil, fmt.Errorf("--rates: %q is not a rate in requests per second (a positive number)", part)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// planHooks are a command's own checks around the plan its run flags
+// build: before, of its own flags; after, completing the plan.
+type planHooks struct {
+	before func(set map[string]bool) error
+	after  func(set map[string]bool, plan *load.Plan, stderr io.Writer) error
+}
+
+// parse reads args into fs and builds the plan, running every check that
+// can fail before the first request. On a usage error (or -h) it writes
+// the message under the command's name and returns the exit code, with ok
+// false.
+func (f *runFlags) parse(name string, fs *flag.FlagSet, args []string, stderr io.Writer, hooks planHooks) (plan load.Plan, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		return plan, parseExit(err), false
+	}
+	if fs.NArg() > 0 {
+		return plan, unexpectedArg(name, fs, args, stderr), false
+	}
+	plan, err := f.checkedPlan(explicitFlags(fs), stderr, hooks)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return plan, exitUsage, false
+	}
+	return plan, 0, true
+}
+
+// checkedPlan builds the plan from the flags given (set), with the
+// command's own checks in their place.
+func (f *runFlags) checkedPlan(set map[string]bool, stderr io.Writer, hooks planHooks) (load.Plan, error) {
+	if err := f.checkPairs(set); err != nil {
+		return load.Plan{}, err
+	}
+	if hooks.before != nil {
+		if err := hooks.before(set); err != nil {
+			return load.Plan{}, err
+		}
+	}
+	plan, err := f.plan(stderr)
+	if err != nil {
+		return plan, err
+	}
+	if err := f.checkBeforeLoad(set, plan); err != nil {
+		return plan, err
+	}
+	if hooks.after != nil {
+		err = hooks.after(set, &plan, stderr)
+	}
+	return plan, err
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -268,39 +313,27 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "with --overload: the limit on the p99 of a shed request's time to its 503")
-	if err := fs.Parse(args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		return unexpectedArg("llmslo run", fs, args, stderr)
-	}
-	set := explicitFlags(fs)
-	cfg, err := load.Plan{}, f.checkPairs(set)
-	if err == nil && set["shed-p99"] && !*overload {
-		err = errors.New("--shed-p99 bounds the overload gate: it needs --overload")
-	}
-	if err == nil {
-		cfg, err = f.plan(stderr)
-	}
-	if err == nil {
-		err = sf.apply(&cfg)
-	}
-	if err == nil {
-		err = f.checkBeforeLoad(set, cfg)
+	cfg, code, ok := f.parse("llmslo run", fs, args, stderr, planHooks{
+		before: func(set map[string]bool) error {
+			if set["shed-p99"] && !*overload {
+				return errors.New("--shed-p99 bounds the overload gate: it needs --overload")
+			}
+			return nil
+		},
+		after: func(_ map[string]bool, cfg *load.Plan, _ io.Writer) error { return sf.apply(cfg) },
+	})
+	if !ok {
+		return code
 	}
 	if *overload {
 		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
-		return exitUsage
 	}
 	if !f.quiet {
 		warnShortSteps(cfg, stderr)
 	}
 	rep, err := load.Measure(ctx, cfg)
 	if rep == nil {
-		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
+		fmt.Fprintf(stderr, "llmslo run: %v\n", load.NameSettings(err, planFlags))
 		return exitUsage
 	}
 	return shardExit(cfg, finish(rep, err, f, stdout, stderr), rep, err, stderr)

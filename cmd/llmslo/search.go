@@ -42,54 +42,44 @@ func (s *searchFlags) parse(name string, fs *flag.FlagSet, args []string, stderr
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return plan, exitUsage, false
 	}
-	if err := fs.Parse(args); err != nil {
-		return plan, parseExit(err), false
-	}
-	if fs.NArg() > 0 {
-		return plan, unexpectedArg(name, fs, args, stderr), false
-	}
-	plan, err := s.check(explicitFlags(fs), stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return plan, exitUsage, false
-	}
-	return plan, 0, true
+	return s.run.parse(name, fs, args, stderr, s.hooks())
 }
+
+// hooks are the bisection's checks around the plan the run flags build.
+func (s *searchFlags) hooks() planHooks { return planHooks{before: s.checkOwn, after: s.sizeSteps} }
 
 // check builds the plan and runs every check that can fail before the
 // first request.
 func (s *searchFlags) check(set map[string]bool, stderr io.Writer) (load.Plan, error) {
+	return s.run.checkedPlan(set, stderr, s.hooks())
+}
+
+// checkOwn checks the bisection's flags and the command's pairs.
+func (s *searchFlags) checkOwn(set map[string]bool) error {
 	if *s.refine < 0 {
-		return load.Plan{}, errors.New("--refine must not be negative")
+		return errors.New("--refine must not be negative")
 	}
 	if err := checkPrecision(*s.precision); err != nil {
-		return load.Plan{}, err
+		return err
 	}
 	switch {
 	case set["max-duration"] && set["duration"]:
-		return load.Plan{}, errors.New("--max-duration caps the step length chosen when --duration is not given; --duration sets it")
+		return errors.New("--max-duration caps the step length chosen when --duration is not given; --duration sets it")
 	case *s.maxDuration <= 0:
-		return load.Plan{}, fmt.Errorf("--max-duration %v: want a positive duration", *s.maxDuration)
-	}
-	if err := s.run.checkPairs(set); err != nil {
-		return load.Plan{}, err
+		return fmt.Errorf("--max-duration %v: want a positive duration", *s.maxDuration)
 	}
 	if s.pairs != nil {
-		if err := s.pairs(set); err != nil {
-			return load.Plan{}, err
-		}
+		return s.pairs(set)
 	}
-	plan, err := s.run.plan(stderr)
-	if err != nil {
-		return plan, err
-	}
-	if err := s.run.checkBeforeLoad(set, plan); err != nil {
-		return plan, err
-	}
+	return nil
+}
+
+// sizeSteps checks the step length given, or chooses one.
+func (s *searchFlags) sizeSteps(set map[string]bool, plan *load.Plan, stderr io.Writer) error {
 	if set["duration"] {
-		return plan, checkStepSamples(plan)
+		return checkStepSamples(*plan)
 	}
-	return plan, s.sizeDuration(&plan, stderr)
+	return s.sizeDuration(plan, stderr)
 }
 
 // search is the bisection the flags ask for.

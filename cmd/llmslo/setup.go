@@ -68,8 +68,6 @@ func (f *runFlags) checkPairs(set map[string]bool) error {
 		return errors.New("--baseline-tolerance needs --baseline FILE to compare with")
 	case set["baseline-tolerance"] && f.updateBaseline:
 		return errors.New("--baseline-tolerance applies when comparing; --update-baseline records instead")
-	case set["reset-running-requests"] && f.resetRunning && !f.reset:
-		return errors.New("--reset-running-requests qualifies the reset that --reset-prefix-cache=false turns off")
 	}
 	return nil
 }

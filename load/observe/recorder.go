@@ -38,7 +38,7 @@ type LengthCheck struct {
 //
 // Requests whose intended time falls before MeasureFrom (the warm-up) are
 // not measured: they load the server, and are only counted for progress
-// (Progress.Warmup), so that a warm-up does not look stalled.
+// (Snapshot.Warmup), so that a warm-up does not look stalled.
 type Recorder struct {
 	mu sync.Mutex
 
