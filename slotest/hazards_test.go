@@ -150,7 +150,11 @@ func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 // for a program.
 func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	t.Helper()
-	p, err := NewPlan(opts...)
+	cfg := newConfig(opts...)
+	if testing.Short() {
+		shorten(&cfg) // as Run does: a baseline recorded by Run matches
+	}
+	p, err := cfg.build()
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
 }

@@ -1,6 +1,7 @@
 package slotest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -56,6 +57,9 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	s, err := load.Open(t.Context(), plan)
 	if err != nil {
+		if errors.Is(err, load.ErrBaselineMismatch) && testing.Short() {
+			err = fmt.Errorf("%w (-short shortens steps: record and compare the baseline both with -short or both without)", err)
+		}
 		t.Fatal(err)
 	}
 	if fx := s.Report().Fixture; fx != nil && fx.Clipped > 0 {
