@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/llmslo/llmslo/load/tune"
+	"github.com/llmslo/llmslo/load/serveflags"
 )
 
 // ContainerTarget is a vLLM-compatible server started in a container for
@@ -41,7 +41,7 @@ func (t ContainerTarget) Start(ctx context.Context) (*Endpoint, error) {
 	ep := &Endpoint{Kind: KindVLLM, URL: c.URL, Model: firstNonEmpty(c.Model, t.Model), APIKey: t.APIKey, Stop: c.Stop}
 	// vLLM's /metrics does not say max_num_seqs; the flags it was started
 	// with do, when they set it.
-	ep.MaxNumSeqs, _ = tune.Int(t.Args, "--max-num-seqs")
+	ep.MaxNumSeqs, _ = serveflags.Int(t.Args, "--max-num-seqs")
 	return ep, nil
 }
 

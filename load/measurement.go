@@ -141,6 +141,11 @@ func (s *Measurement) StepName(rate float64) string { return stepName(s.engine.A
 // Steps lists the rates the measurement's steps run at.
 func (s *Measurement) Steps() []float64 { return s.engine.Steps() }
 
+// OpenEnded says the run's step count is not known ahead: a search picks
+// each rate from the last step's verdict (package load/tune), so progress
+// shows no total. Call it before the first step.
+func (s *Measurement) OpenEnded() { s.openEnded = true }
+
 // Report is the report so far.
 func (s *Measurement) Report() *report.Report { return s.report }
 

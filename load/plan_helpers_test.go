@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -21,18 +20,16 @@ import (
 // testSim is the simulator as a target, for this package's own tests:
 // package vllmsim/simtarget, which the faces use, imports this one.
 type testSim struct {
-	cfg  vllmsim.Config
-	args []string
+	cfg vllmsim.Config
 }
 
 func simTarget(cfg vllmsim.Config) Target { return testSim{cfg: cfg} }
 
-// simArgsTarget is the simulator configured by vLLM serve flags, which a
-// variant sweep adds to.
+// simArgsTarget is the simulator configured by vLLM serve flags.
 func simArgsTarget(t testing.TB, args ...string) Target {
 	cfg, err := vllmsim.ParseServeArgs(args)
 	require.NoError(t, err)
-	return testSim{cfg: cfg, args: args}
+	return testSim{cfg: cfg}
 }
 
 func (s testSim) Start(context.Context) (*Endpoint, error) {
@@ -43,14 +40,6 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 	}
 	return &Endpoint{Kind: KindSim, URL: srv.URL, Model: model, MaxModelLen: srv.Config.MaxModelLen,
 		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
-}
-
-func (s testSim) VLLMArgs(args []string) (vllm, simOnly []string) { return vllmsim.VLLMArgs(args) }
-
-func (s testSim) WithFlags(flags []string) (Target, error) {
-	args := append(slices.Clone(s.args), flags...)
-	cfg, err := vllmsim.ParseServeArgs(args)
-	return testSim{cfg: cfg, args: args}, err
 }
 
 func testFixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
@@ -73,8 +62,6 @@ func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 	require.NoError(t, err)
 	return slos
 }
-
-func (s testSim) ServeArgs() []string { return slices.Clone(s.args) }
 
 // runPlan runs every step of a plan built by hand (its own Doer and
 // Workload, no target) through Measurement.Step, as Measure does; when ctx

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -84,8 +83,6 @@ func TestShardConfigIsChecked(t *testing.T) {
 		doctor(&c)
 		assert.ErrorContains(t, c.validate(), want)
 	}
-	_, err := Sweep(context.Background(), base, Search{Refine: 1})
-	assert.ErrorContains(t, err, "a sweep cannot be sharded")
 }
 
 func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {

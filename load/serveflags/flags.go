@@ -1,7 +1,11 @@
-package tune
+// Package serveflags reads and sets flags in a vLLM serve command line, as
+// vLLM's argument parser reads them (the last value given wins; "--flag v"
+// and "--flag=v" alike). It is pure: the targets read the limits they
+// were started with, and the tuning loop (package load/tune) changes one
+// flag at a time. It does not check that a flag exists in vLLM.
+package serveflags
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -60,35 +64,4 @@ func Set(args []string, flag, value string) []string {
 		out = append(out, a)
 	}
 	return append(out, flag, value)
-}
-
-// Apply sets each change in turn.
-func Apply(args []string, changes ...Change) []string {
-	out := slices.Clone(args)
-	for _, c := range changes {
-		out = Set(out, c.Flag, c.Value)
-	}
-	return out
-}
-
-// Command is the vLLM serve command line that starts model with args,
-// each argument quoted for a POSIX shell where it needs to be.
-func Command(model string, args []string) string {
-	parts := []string{"vllm", "serve"}
-	if model != "" {
-		parts = append(parts, quote(model))
-	}
-	for _, a := range args {
-		parts = append(parts, quote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/tune"
+	"github.com/llmslo/llmslo/load/serveflags"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -25,7 +26,7 @@ import (
 // binds near 17.5 req/s of 512 prompt and 32 output tokens (tunePlan).
 var adviceSim = []string{"--profile", "h100-llama3-8b", "--max-num-seqs", "16"}
 
-func advicePlan(t *testing.T, rates []float64, args ...string) Plan {
+func advicePlan(t *testing.T, rates []float64, args ...string) load.Plan {
 	plan := tunePlan(t, args...)
 	plan.Rates = rates
 	return plan
@@ -38,7 +39,7 @@ var setLimit = regexp.MustCompile(`set --max-num-queued-reqs (\d+)`)
 func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 	plan := advicePlan(t, []float64{15, 26.3}, adviceSim...)
 	plan.Overload = &verdict.Overload{}
-	rep, err := Measure(context.Background(), plan)
+	rep, err := load.Measure(context.Background(), plan)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)
 	g := rep.Steps[1].OverloadGate
@@ -52,7 +53,7 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 
 	applied := advicePlan(t, []float64{26.3}, append(adviceSim, "--max-num-queued-reqs", m[1])...)
 	applied.Overload = &verdict.Overload{QueuedReqs: limit}
-	rep, err = Measure(context.Background(), applied)
+	rep, err = load.Measure(context.Background(), applied)
 	require.NoError(t, err)
 	g = rep.Steps[0].OverloadGate
 	require.NotNil(t, g)
@@ -67,13 +68,13 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
 	skipSweepInShort(t)
 	plan := advicePlan(t, []float64{12, 20}, adviceSim...)
-	rep, err := Tune(context.Background(), plan, TuneOptions{Search: Search{Refine: 1}, Budget: 1})
+	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 1}, Budget: 1})
 	require.NoError(t, err)
 	tu, p := rep.Tune, rep.Protect
 	require.NotNil(t, tu)
 	require.NotNil(t, p)
 	require.NotNil(t, rep.Capacity)
-	t.Logf("knee %s; %s; %s; note: %s", tune.Bracket(rep.Capacity.PassRate, rep.Capacity.FailRate), p.Flag, tu.Command, tu.CommandNote)
+	t.Logf("knee %s; %s; %s; note: %s", Bracket(rep.Capacity.PassRate, rep.Capacity.FailRate), p.Flag, tu.Command, tu.CommandNote)
 	require.Positive(t, rep.Capacity.PassRate)
 
 	fields := strings.Fields(tu.Command)
@@ -85,16 +86,16 @@ func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
 	}
 	_, err = vllmsim.ParseServeArgs(line)
 	require.NoError(t, err)
-	limit, ok := tune.Int(line, "--max-num-queued-reqs")
+	limit, ok := serveflags.Int(line, "--max-num-queued-reqs")
 	require.True(t, ok, "Protect's limit is in the line")
 	assert.Equal(t, p.MaxNumQueuedReqs, limit)
-	seqs, _ := tune.Int(line, "--max-num-seqs")
+	seqs, _ := serveflags.Int(line, "--max-num-seqs")
 	assert.LessOrEqual(t, seqs, limit, "the batch cap says what the limit lets run at once")
 	assert.Equal(t, []string{"--profile", "h100-llama3-8b"}, tu.SimulatorOnly)
 
-	below := tune.RoundRate(0.95 * rep.Capacity.PassRate)
+	below := RoundRate(0.95 * rep.Capacity.PassRate)
 	check := advicePlan(t, []float64{below}, append(tu.SimulatorOnly, line...)...)
-	got, err := Measure(context.Background(), check)
+	got, err := load.Measure(context.Background(), check)
 	require.NoError(t, err)
 	st := got.Steps[0]
 	t.Logf("%s: %s, shed %d, tpot p50 %.1f ms", st.Name, st.Verdict, st.Requests.Shed, st.TPOT.P50)
@@ -108,7 +109,7 @@ func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
 func TestASheddingServerBindsAdmission(t *testing.T) {
 	plan := advicePlan(t, []float64{10, 20}, append(adviceSim, "--max-num-queued-reqs", "12")...)
 	plan.Duration = 3 * time.Second
-	rep, err := Tune(context.Background(), plan, TuneOptions{Budget: 2, NoOverload: true})
+	rep, err := Tune(context.Background(), plan, Options{Budget: 2, NoOverload: true})
 	require.NoError(t, err)
 	failing := rep.Steps[len(rep.Steps)-1]
 	t.Logf("%s: shed %d; binding %+v", failing.Name, failing.Requests.Shed, failing.Binding)

@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -28,7 +29,7 @@ func skipSweepInShort(t *testing.T) {
 
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
-	cfg := DefaultPlan()
+	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, simArgs...)
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, fixture), rates, testSpec(t, "constant")
 	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, testSLOs(t, slos...)
@@ -93,7 +94,7 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 	skipSweepInShort(t)
 	t.Parallel() // light (TestMain)
-	cfg := DefaultPlan()
+	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	// Two sequences carry about 3.7 req/s of these requests, four about
 	// 7.5: 6 req/s is past the first knee and below the second.
@@ -120,17 +121,17 @@ func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 // with an in-process simulator reading those flags.
 func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 	var got [][]string
-	starter := ContainerStarterFunc(func(ctx context.Context, req ContainerRequest) (StartedContainer, error) {
+	starter := load.ContainerStarterFunc(func(ctx context.Context, req load.ContainerRequest) (load.StartedContainer, error) {
 		got = append(got, req.Args)
 		sim, err := vllmsim.ParseServeArgs(append([]string{req.Model}, req.Args...))
 		if err != nil {
-			return StartedContainer{}, err
+			return load.StartedContainer{}, err
 		}
 		srv := vllmsim.NewServer(sim)
-		return StartedContainer{URL: srv.URL, Model: req.Model, Stop: func() error { srv.Close(); return nil }}, nil
+		return load.StartedContainer{URL: srv.URL, Model: req.Model, Stop: func() error { srv.Close(); return nil }}, nil
 	})
-	cfg := DefaultPlan()
-	cfg.Target = ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
+	cfg := load.DefaultPlan()
+	cfg.Target = load.ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{1, 6}, testSpec(t, "constant")
 	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
@@ -154,7 +155,7 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	// Steps of 4 s: enough /metrics samples in the second half for the
 	// queue's rise (the race pass, whose detector slows the scraper, does
 	// not run this sweep).
-	cfg := DefaultPlan()
+	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:128:64"), []float64{2, 8}, testSpec(t, "constant")
 	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, testSLOs(t, "ttft.p50<=60s")

@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -7,20 +7,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
-// DefaultTuneBudget is how many sweeps llmslo tune runs at most, the first
+// DefaultBudget is how many sweeps llmslo tune runs at most, the first
 // (from the flags as given) included.
-const DefaultTuneBudget = 5
+const DefaultBudget = 5
 
-// TuneOptions says how Tune runs the loop.
-type TuneOptions struct {
+// Options says how Tune runs the loop.
+type Options struct {
 	// Search refines each sweep's knee (its Variants must be empty).
 	Search Search
-	// Budget caps the sweeps, the first included; 0: DefaultTuneBudget.
+	// Budget caps the sweeps, the first included; 0: DefaultBudget.
 	Budget int
 	// Overload configures the last step, the overload gate at
 	// OverloadFactor × the final knee with Protect's admission limit;
@@ -58,20 +58,20 @@ type SimulatorFlags interface {
 // overload gate with that limit; Report.Tune.Command is one line with
 // every flag kept and recommended, as vLLM serve takes them. A target that cannot be restarted (a URL)
 // gets Fit, the knee, Protect and the gate on the server as it is.
-func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error) {
+func Tune(ctx context.Context, plan load.Plan, o Options) (*report.Report, error) {
 	if len(o.Search.Variants) > 0 {
 		return nil, errors.New("tune chooses the server's flags itself: give no variants")
 	}
 	budget := o.Budget
 	if budget <= 0 {
-		budget = DefaultTuneBudget
+		budget = DefaultBudget
 	}
 	var base []string
 	if a, ok := plan.Target.(ServeArgs); ok {
 		base = a.ServeArgs()
 	}
 	l := &tuneLoop{plan: plan, search: o.Search, base: base, t: &report.Tune{}}
-	first, err := l.sweep(ctx, plan.Target, plan.Rates, tune.Change{}, base)
+	first, err := l.sweep(ctx, plan.Target, plan.Rates, Change{}, base)
 	if first == nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error)
 	out.Capacity = l.final.Capacity
 	out.Fit = l.fit
 	out.Protect = protect(l.final, out.Target.Model)
-	keepServersLimit(out.Protect, tune.Apply(base, l.kept...), kneeOf(l.final).Binding)
+	keepServersLimit(out.Protect, Apply(base, l.kept...), kneeOf(l.final).Binding)
 	if err == nil && !o.NoOverload {
 		err = l.overload(ctx, out.Protect, o.Overload)
 	}
@@ -97,10 +97,10 @@ func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error)
 
 // tuneLoop is the loop's state: what was kept, and the report so far.
 type tuneLoop struct {
-	plan   Plan
+	plan   load.Plan
 	search Search
 	base   []string
-	kept   []tune.Change
+	kept   []Change
 	t      *report.Tune
 	out    *report.Report
 	fit    *report.Fit
@@ -111,7 +111,7 @@ type tuneLoop struct {
 
 // iterate changes one flag at a time until a stop.
 func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
-	variable, ok := l.plan.Target.(Variable)
+	variable, ok := l.plan.Target.(load.Variable)
 	if !ok {
 		l.t.CannotChange = "the target is a server llmslo did not start: it cannot change its flags, so this is Fit, the knee, Protect and the overload gate on the server as it is"
 		l.t.Stop = l.t.CannotChange
@@ -123,17 +123,17 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			l.t.Stop = stopWithoutKnee(l.final)
 			return nil
 		}
-		c, stop, ok := tune.Next(prev.Binding, l.server())
+		c, stop, ok := Next(prev.Binding, l.server())
 		if !ok {
 			l.t.Stop = stop
 			return nil
 		}
-		args := tune.Apply(l.base, append(slices.Clone(l.kept), c)...)
-		target, err := variable.WithFlags(tune.Apply(nil, append(slices.Clone(l.kept), c)...))
+		args := Apply(l.base, append(slices.Clone(l.kept), c)...)
+		target, err := variable.WithFlags(Apply(nil, append(slices.Clone(l.kept), c)...))
 		if err != nil {
 			return fmt.Errorf("tune: %s: %w", c, err)
 		}
-		rep, err := l.sweep(ctx, target, tune.Rates(prev), c, args)
+		rep, err := l.sweep(ctx, target, Rates(prev), c, args)
 		if rep == nil || err != nil {
 			if err == nil {
 				err = errors.New("tune: the sweep returned no report")
@@ -141,9 +141,9 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			return err
 		}
 		next := kneeOf(rep)
-		d := tune.Judge(prev, next, c)
+		d := Judge(prev, next, c)
 		if !d.Keep && next.Fail == 0 && variantVerdict(rep) == report.VerdictInvalid {
-			d = tune.Decision{Why: stopWithoutKnee(rep)} // nothing to judge the change on
+			d = Decision{Why: stopWithoutKnee(rep)} // nothing to judge the change on
 		}
 		it := &l.t.Iterations[len(l.t.Iterations)-1]
 		it.Kept, it.Why = d.Keep, d.Why
@@ -159,7 +159,7 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 
 // sweep finds the knee of one server and adds it to the loop's report as
 // one iteration.
-func (l *tuneLoop) sweep(ctx context.Context, target Target, rates []float64, c tune.Change, args []string) (*report.Report, error) {
+func (l *tuneLoop) sweep(ctx context.Context, target load.Target, rates []float64, c Change, args []string) (*report.Report, error) {
 	p := l.plan
 	p.Target, p.Rates = target, rates
 	rep, err := Sweep(ctx, p, l.search)
@@ -199,8 +199,8 @@ func (l *tuneLoop) sweep(ctx context.Context, target Target, rates []float64, c 
 }
 
 // server is what the loop knows of the current server's settings.
-func (l *tuneLoop) server() tune.Server {
-	s := tune.Server{Args: tune.Apply(l.base, l.kept...)}
+func (l *tuneLoop) server() Server {
+	s := Server{Args: Apply(l.base, l.kept...)}
 	for _, st := range l.final.Steps {
 		s.MaxNumSeqs = max(s.MaxNumSeqs, st.Server.MaxNumSeqs)
 		s.MaxRunning = max(s.MaxRunning, st.Server.MaxRunning)
@@ -211,8 +211,8 @@ func (l *tuneLoop) server() tune.Server {
 // kneeOf reads a sweep's knee for package tune: its bracket, what binds
 // at the failing rate, and the SLOs that failed there. A sweep stopped by
 // an invalid step has no failing rate.
-func kneeOf(rep *report.Report) tune.Knee {
-	var k tune.Knee
+func kneeOf(rep *report.Report) Knee {
+	var k Knee
 	c := rep.Capacity
 	if c == nil {
 		return k
@@ -234,7 +234,7 @@ func kneeOf(rep *report.Report) tune.Knee {
 	return k
 }
 
-// stopWithoutKnee says why a sweep left nothing to tune.
+// stopWithoutKnee says why a sweep left nothing to
 func stopWithoutKnee(rep *report.Report) string {
 	for _, st := range rep.Steps {
 		if st.Verdict == report.VerdictInvalid {

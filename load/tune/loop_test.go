@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -19,8 +19,8 @@ import (
 // 30 req/s, and TPOT rises with the rate well before (19 ms at about
 // 18 req/s, with 11 requests running). Four sequences carry about
 // 10 req/s, eight about 15.
-func tunePlan(t *testing.T, args ...string) Plan {
-	plan := DefaultPlan()
+func tunePlan(t *testing.T, args ...string) load.Plan {
+	plan := load.DefaultPlan()
 	plan.Target = simArgsTarget(t, args...)
 	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:512:32"), []float64{8, 16}, testSpec(t, "constant")
 	plan.Duration, plan.Warmup = 3*time.Second, time.Second
@@ -36,12 +36,12 @@ func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
 	skipSweepInShort(t)
 	start := time.Now()
 	plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
-	rep, err := Tune(context.Background(), plan, TuneOptions{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})
+	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})
 	require.NoError(t, err)
 	tu := rep.Tune
 	require.NotNil(t, tu)
 	for _, it := range tu.Iterations {
-		t.Logf("%v: %s knee %s binding %s kept %v: %s", it.Args, it.Change, tune.Bracket(it.PassRate, it.FailRate), it.Binding, it.Kept, it.Why)
+		t.Logf("%v: %s knee %s binding %s kept %v: %s", it.Args, it.Change, Bracket(it.PassRate, it.FailRate), it.Binding, it.Kept, it.Why)
 	}
 	t.Logf("stop: %s; %s; in %v", tu.Stop, tu.Command, time.Since(start).Round(time.Second))
 	require.GreaterOrEqual(t, len(tu.Iterations), 2)

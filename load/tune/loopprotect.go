@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/tune"
+	"github.com/llmslo/llmslo/load/serveflags"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -27,14 +28,14 @@ func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Ov
 	if p == nil || p.MaxNumQueuedReqs == 0 {
 		return nil
 	}
-	_, variable := l.plan.Target.(Variable)
+	_, variable := l.plan.Target.(load.Variable)
 	first := p.MaxNumQueuedReqs
 	for try := 1; ; try++ {
 		g, err := l.overloadStep(ctx, p, o)
 		if err != nil || g == nil {
 			return err
 		}
-		lower, ok := tune.LowerLimit(p.MaxNumQueuedReqs, g)
+		lower, ok := LowerLimit(p.MaxNumQueuedReqs, g)
 		if g.Pass || !ok || !variable || try == overloadTries {
 			if g.Pass && p.MaxNumQueuedReqs != first {
 				p.Note = fmt.Sprintf("lowered from --max-num-queued-reqs %d, with which the admitted requests broke an SLO at %g× the knee: "+
@@ -52,11 +53,11 @@ func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Ov
 func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdict.Overload) (*report.OverloadGate, error) {
 	o.QueuedReqs = p.MaxNumQueuedReqs
 	plan := l.plan
-	plan.Rates, plan.Overload = []float64{tune.RoundRate(OverloadFactor * p.KneeRate)}, &o
-	limit := tune.Change{Flag: "--max-num-queued-reqs", Value: fmt.Sprint(p.MaxNumQueuedReqs)}
+	plan.Rates, plan.Overload = []float64{RoundRate(OverloadFactor * p.KneeRate)}, &o
+	limit := Change{Flag: "--max-num-queued-reqs", Value: fmt.Sprint(p.MaxNumQueuedReqs)}
 	label := "overload " + limit.String()
-	if v, ok := l.plan.Target.(Variable); ok {
-		target, err := v.WithFlags(tune.Apply(nil, append(slices.Clone(l.kept), limit)...))
+	if v, ok := l.plan.Target.(load.Variable); ok {
+		target, err := v.WithFlags(Apply(nil, append(slices.Clone(l.kept), limit)...))
 		if err != nil {
 			return nil, fmt.Errorf("tune: %s: %w", limit, err)
 		}
@@ -64,7 +65,7 @@ func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdic
 	} else {
 		label = "overload"
 	}
-	rep, err := Measure(ctx, plan)
+	rep, err := load.Measure(ctx, plan)
 	if rep == nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdic
 // change, as its other flags cannot be seen.
 func (l *tuneLoop) deployLine(model string, p *report.Protect) {
 	t := l.t
-	args := tune.Apply(l.base, l.kept...)
+	args := Apply(l.base, l.kept...)
 	var notes []string
 	if s, ok := l.plan.Target.(SimulatorFlags); ok {
 		args, t.SimulatorOnly = s.VLLMArgs(args)
@@ -97,25 +98,25 @@ func (l *tuneLoop) deployLine(model string, p *report.Protect) {
 			notes = append(notes, fmt.Sprintf("left out the simulator's own flags (%s): vLLM serve has none of them", strings.Join(t.SimulatorOnly, " ")))
 		}
 	}
-	var rec []tune.Change
+	var rec []Change
 	if p != nil && p.MaxNumQueuedReqs > 0 {
 		limit := p.MaxNumQueuedReqs
-		rec = append(rec, tune.Change{Flag: "--max-num-queued-reqs", Value: strconv.Itoa(limit)})
+		rec = append(rec, Change{Flag: "--max-num-queued-reqs", Value: strconv.Itoa(limit)})
 		seqs := l.server().MaxNumSeqs
-		if v, ok := tune.Int(args, "--max-num-seqs"); ok {
+		if v, ok := serveflags.Int(args, "--max-num-seqs"); ok {
 			seqs = v
 		}
 		if seqs > limit {
-			rec = append(rec, tune.Change{Flag: "--max-num-seqs", Value: strconv.Itoa(limit)})
+			rec = append(rec, Change{Flag: "--max-num-seqs", Value: strconv.Itoa(limit)})
 			notes = append(notes, fmt.Sprintf("--max-num-seqs %d lowered to %d, the admission limit: --max-num-queued-reqs counts running plus waiting, "+
 				"so no more than %d ever run at once; the same server, said plainly (the knee was measured with --max-num-seqs %d)", seqs, limit, limit, seqs))
 		}
 	}
-	if _, variable := l.plan.Target.(Variable); variable {
-		t.FinalArgs = tune.Apply(args, rec...)
-		t.Command = tune.Command(model, t.FinalArgs)
+	if _, variable := l.plan.Target.(load.Variable); variable {
+		t.FinalArgs = Apply(args, rec...)
+		t.Command = Command(model, t.FinalArgs)
 	} else {
-		t.FinalArgs = tune.Apply(nil, rec...)
+		t.FinalArgs = Apply(nil, rec...)
 		t.Command = "no flag to add or change"
 		if len(t.FinalArgs) > 0 {
 			t.Command = "add or change on the server: " + strings.Join(t.FinalArgs, " ")
@@ -129,7 +130,7 @@ func (l *tuneLoop) deployLine(model string, p *report.Protect) {
 // where that limit is what binds at the knee (a lower one would only shed
 // below the knee), and says so where Protect's lies below it otherwise.
 func keepServersLimit(p *report.Protect, args []string, binding string) {
-	cur, ok := tune.Int(args, "--max-num-queued-reqs")
+	cur, ok := serveflags.Int(args, "--max-num-queued-reqs")
 	if p == nil || !ok || p.MaxNumQueuedReqs == 0 || p.MaxNumQueuedReqs >= cur {
 		return
 	}

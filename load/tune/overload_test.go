@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -22,13 +23,13 @@ import (
 // with the flag and value to set.
 func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) {
 	skipSweepInShort(t)
-	plan := DefaultPlan()
+	plan := load.DefaultPlan()
 	plan.Target = simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
 	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:128:64"), []float64{4, 10}, testSpec(t, "constant")
 	plan.Duration, plan.Warmup = 4*time.Second, time.Second
 	plan.SLOs = testSLOs(t, "ttft.p95<=1500ms")
 	plan.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Tune(context.Background(), plan, TuneOptions{Search: Search{Refine: 2}, Budget: 1})
+	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 2}, Budget: 1})
 	require.NoError(t, err)
 	p := rep.Protect
 	require.NotNil(t, p)
@@ -48,7 +49,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 
 	// The same step on the server as given: it queues.
 	plan.Rates, plan.Overload = []float64{last.RateTarget}, &verdict.Overload{QueuedReqs: p.MaxNumQueuedReqs}
-	queued, err := Measure(context.Background(), plan)
+	queued, err := load.Measure(context.Background(), plan)
 	require.NoError(t, err)
 	st := queued.Steps[0]
 	require.NotNil(t, st.OverloadGate)

@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"fmt"

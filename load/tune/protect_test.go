@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/vllmapi"
 )
@@ -97,9 +97,9 @@ func TestProtectSaysWhenItsLimitIsBelowTheServers(t *testing.T) {
 // says its other flags could not be seen.
 func TestTheFinalLineIsOneVLLMTakes(t *testing.T) {
 	final := &report.Report{Steps: []report.StepReport{{Server: vllmapi.ServerStats{MaxNumSeqs: 16}}}}
-	sim := &tuneLoop{plan: Plan{Target: simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "8")},
+	sim := &tuneLoop{plan: load.Plan{Target: simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "8")},
 		base: []string{"--profile", "h100-llama3-8b", "--max-num-seqs", "8"}, t: &report.Tune{}, final: final,
-		kept: []tune.Change{{Flag: "--max-num-seqs", Value: "16"}}}
+		kept: []Change{{Flag: "--max-num-seqs", Value: "16"}}}
 	sim.deployLine("m", &report.Protect{MaxNumQueuedReqs: 12})
 	assert.Equal(t, "vllm serve m --max-num-queued-reqs 12 --max-num-seqs 12", sim.t.Command)
 	assert.Equal(t, []string{"--profile", "h100-llama3-8b"}, sim.t.SimulatorOnly)
@@ -109,7 +109,7 @@ func TestTheFinalLineIsOneVLLMTakes(t *testing.T) {
 	sim.deployLine("m", &report.Protect{MaxNumQueuedReqs: 20})
 	assert.Equal(t, "vllm serve m --max-num-seqs 16 --max-num-queued-reqs 20", sim.t.Command, "a limit above the cap lets requests wait")
 
-	url := &tuneLoop{plan: Plan{Target: URLTarget{}}, t: &report.Tune{}, final: final}
+	url := &tuneLoop{plan: load.Plan{Target: load.URLTarget{}}, t: &report.Tune{}, final: final}
 	url.deployLine("m", &report.Protect{MaxNumQueuedReqs: 12})
 	assert.Equal(t, "add or change on the server: --max-num-queued-reqs 12 --max-num-seqs 12", url.t.Command)
 	assert.NotContains(t, url.t.Command, "vllm serve")

@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/report"
 )
@@ -31,7 +32,7 @@ type Search struct {
 // is invalid stops the search (its rate cannot be judged). The report's
 // Capacity holds the bracket; with Variants, Report.Variants holds each
 // variant's.
-func Sweep(ctx context.Context, plan Plan, search Search) (*report.Report, error) {
+func Sweep(ctx context.Context, plan load.Plan, search Search) (*report.Report, error) {
 	if len(search.Variants) > 0 {
 		return sweepVariants(ctx, plan, search)
 	}
@@ -47,12 +48,12 @@ func Sweep(ctx context.Context, plan Plan, search Search) (*report.Report, error
 	if a := plan.Arrival; a.Kind == arrival.Trace && a.Speed > 0 {
 		return nil, fmt.Errorf("arrival %s replays the trace at its own pace, one rate: a sweep needs rates (arrival trace, without a speed)", a)
 	}
-	s, err := Open(ctx, plan)
+	s, err := load.Open(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	s.openEnded = true // bisection runs as many steps as it needs
+	s.OpenEnded() // bisection runs as many steps as it needs
 	rep, err := sweep(ctx, search.Refine, search.Precision, slices.Sorted(slices.Values(plan.Rates)), func(rate float64) (report.Verdict, error) {
 		st, err := s.Step(ctx, rate)
 		if st == nil {
@@ -60,9 +61,13 @@ func Sweep(ctx context.Context, plan Plan, search Search) (*report.Report, error
 		}
 		return st.Verdict, err
 	})
-	describeCapacity(rep, s.report.Steps)
-	s.report.Capacity = rep
-	return s.report, s.finish(err)
+	out := s.Report()
+	describeCapacity(rep, out.Steps)
+	out.Capacity = rep
+	if rerr := s.CloseRecords(); rerr != nil && err == nil {
+		err = rerr // the per-request records' write error, as Measure reports it
+	}
+	return out, err
 }
 
 // sweep is the search itself, apart from measuring: step runs one rate.

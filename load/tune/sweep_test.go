@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -66,7 +67,7 @@ func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	// 2/0.545 ≈ 3.7 req/s. With constant arrivals TTFT stays near one
 	// prefill step (~25 ms) below it and climbs past 100 ms within 3 s above
 	// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
-	cfg := DefaultPlan()
+	cfg := load.DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{MaxNumSeqs: 2})
 	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{2, 4}, testSpec(t, "constant")
 	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
@@ -99,4 +100,15 @@ func TestSweepStopsAtItsPrecision(t *testing.T) {
 	assert.Less(t, calls, 4+20, "it stopped before the 20 refinements")
 	assert.LessOrEqual(t, c.PassRate, 11.0)
 	assert.Greater(t, c.FailRate, 11.0)
+}
+
+// Each rate of a sweep is chosen from the last step's verdict, which one
+// shard alone cannot know.
+func TestSweepRefusesAShardedPlan(t *testing.T) {
+	plan := load.DefaultPlan()
+	plan.Rates, plan.Target = []float64{2}, load.URLTarget{URL: "http://server:8000"}
+	plan.Shard, plan.StartAt = load.Shard{Index: 0, Count: 2}, time.Now().Add(time.Minute)
+	plan.Fixture = testFixture(t, "fixed:8:2")
+	_, err := Sweep(context.Background(), plan, Search{Refine: 1})
+	assert.ErrorContains(t, err, "a sweep cannot be sharded")
 }

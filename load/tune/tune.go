@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/serveflags"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -59,7 +60,7 @@ func Next(binding string, s Server) (c Change, stop string, ok bool) {
 	switch binding {
 	case verdict.BindMaxNumSeqs:
 		cur := s.MaxNumSeqs
-		if v, found := Int(s.Args, "--max-num-seqs"); found {
+		if v, found := serveflags.Int(s.Args, "--max-num-seqs"); found {
 			cur = v
 		}
 		if cur <= 0 {
@@ -74,7 +75,7 @@ func Next(binding string, s Server) (c Change, stop string, ok bool) {
 		return nextKV(s.Args)
 	case verdict.BindMaxNumBatchedTokens:
 		cur := DefaultMaxNumBatchedTokens
-		if v, found := Int(s.Args, "--max-num-batched-tokens"); found {
+		if v, found := serveflags.Int(s.Args, "--max-num-batched-tokens"); found {
 			cur = v
 		}
 		if cur/2 < MinMaxNumBatchedTokens {
@@ -89,7 +90,7 @@ func Next(binding string, s Server) (c Change, stop string, ok bool) {
 		// would tune past a decision tune cannot judge, and Protect then
 		// proposes a limit of its own. The user raises it and tunes again.
 		cur := "its --max-num-queued-reqs"
-		if v, found := Int(s.Args, "--max-num-queued-reqs"); found {
+		if v, found := serveflags.Int(s.Args, "--max-num-queued-reqs"); found {
 			cur = fmt.Sprintf("--max-num-queued-reqs %d", v)
 		}
 		return c, fmt.Sprintf("the server's own admission limit binds (%s): it sheds with 503s before its batch or compute binds; "+
@@ -106,7 +107,7 @@ func Next(binding string, s Server) (c Change, stop string, ok bool) {
 // then 8-bit KV entries; past both, only more GPUs help.
 func nextKV(args []string) (Change, string, bool) {
 	util := DefaultGPUMemoryUtilization
-	if v, found := Float(args, "--gpu-memory-utilization"); found {
+	if v, found := serveflags.Float(args, "--gpu-memory-utilization"); found {
 		util = v
 	}
 	if util < MaxGPUMemoryUtilization-1e-9 {
@@ -114,7 +115,7 @@ func nextKV(args []string) (Change, string, bool) {
 		return Change{"--gpu-memory-utilization", strconv.FormatFloat(next, 'f', 2, 64),
 			fmt.Sprintf("the KV cache binds: more of the GPU's memory for it, from %.2f", util)}, "", true
 	}
-	if dt, _ := Value(args, "--kv-cache-dtype"); dt != "fp8" {
+	if dt, _ := serveflags.Value(args, "--kv-cache-dtype"); dt != "fp8" {
 		return Change{"--kv-cache-dtype", "fp8",
 			fmt.Sprintf("the KV cache binds at --gpu-memory-utilization %.2f: 8-bit KV entries hold twice the tokens", util)}, "", true
 	}

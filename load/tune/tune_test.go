@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/serveflags"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -84,12 +85,12 @@ func TestRatesStartAtTheOldBracket(t *testing.T) {
 
 func TestFlagsSetKeepTheLastValue(t *testing.T) {
 	args := []string{"--max-num-seqs", "4", "--profile", "h100-llama3-8b", "--max-num-seqs=6"}
-	v, ok := Int(args, "--max-num-seqs")
+	v, ok := serveflags.Int(args, "--max-num-seqs")
 	assert.True(t, ok)
 	assert.Equal(t, 6, v, "the last occurrence wins, as in vLLM")
 	args = Apply(args, Change{Flag: "--max-num-seqs", Value: "8"}, Change{Flag: "--gpu-memory-utilization", Value: "0.95"})
 	assert.Equal(t, []string{"--profile", "h100-llama3-8b", "--max-num-seqs", "8", "--gpu-memory-utilization", "0.95"}, args)
-	_, ok = Float(args, "--kv-cache-dtype")
+	_, ok = serveflags.Float(args, "--kv-cache-dtype")
 	assert.False(t, ok)
 	assert.Equal(t, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 8 --served-model-name 'my model'",
 		Command("meta-llama/Llama-3.1-8B-Instruct", []string{"--max-num-seqs", "8", "--served-model-name", "my model"}))

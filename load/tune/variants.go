@@ -1,4 +1,4 @@
-package load
+package tune
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 )
 
@@ -18,8 +19,8 @@ import (
 // could not be judged. The simulator and the vllm container take variants
 // (the flags go to the container's command line, after the starter's
 // own); a URL target cannot be restarted, so it cannot.
-func sweepVariants(ctx context.Context, plan Plan, search Search) (*report.Report, error) {
-	base, ok := plan.Target.(Variable)
+func sweepVariants(ctx context.Context, plan load.Plan, search Search) (*report.Report, error) {
+	base, ok := plan.Target.(load.Variable)
 	if !ok {
 		return nil, errors.New("server variants need a server llmslo starts (sim or vllm), not one already running")
 	}
