@@ -36,10 +36,10 @@ func TestEngineLinksNoSimulatorNoRendererNoTesting(t *testing.T) {
 // fixtures or load must be placed here (and in the doc) to pass.
 var layers = []string{
 	"fixtures", "fixtures/formats",
-	"load/stats", "load/vllmapi", "load/arrival",
+	"load/stats", "load/serveflags", "load/vllmapi", "load/arrival",
 	"load/workload", "load/client", "load/report",
-	"load/dispatch", "load/observe", "load/verdict", "load/tune",
-	"load/render", "load",
+	"load/dispatch", "load/observe", "load/verdict",
+	"load/render", "load", "load/tune",
 }
 
 // The layering docs/ARCHITECTURE.md states holds in the code: read each

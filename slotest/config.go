@@ -52,7 +52,7 @@ func newConfig(opts ...Option) config {
 
 // NewPlan is the plan the options describe, as Run would measure it
 // without the environment (SLOTEST_*) and -short: for programs and
-// examples that call load.Measure or load.Sweep themselves.
+// examples that call load.Measure or tune.Sweep themselves.
 func NewPlan(opts ...Option) (load.Plan, error) { return newConfig(opts...).build() }
 
 // build completes the typed plan with what the options could not parse on

@@ -11,7 +11,7 @@ import (
 )
 
 // NewPlan builds the typed plan that Run measures, from the same options,
-// for a program that drives load.Measure or load.Sweep itself.
+// for a program that drives load.Measure or tune.Sweep itself.
 func ExampleNewPlan() {
 	plan, err := slotest.NewPlan(
 		slotest.WithSim(vllmsim.Config{ProfileName: "instant"}),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/tune"
 )
 
 // searchFlags are what sweep and tune read alike: the run's flags and the
@@ -83,8 +84,8 @@ func (s *searchFlags) sizeSteps(set map[string]bool, plan *load.Plan, stderr io.
 }
 
 // search is the bisection the flags ask for.
-func (s *searchFlags) search() load.Search {
-	return load.Search{Refine: *s.refine, Precision: *s.precision}
+func (s *searchFlags) search() tune.Search {
+	return tune.Search{Refine: *s.refine, Precision: *s.precision}
 }
 
 // kneeFound turns a failing exit into a pass when the run found its knee:

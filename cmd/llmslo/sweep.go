@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/llmslo/llmslo/internal/targets"
-	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/tune"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	search := f.search()
 	search.Variants = variants
-	rep, err := load.Sweep(ctx, cfg, search)
+	rep, err := tune.Sweep(ctx, cfg, search)
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo sweep: %v\n", err)
 		return exitUsage

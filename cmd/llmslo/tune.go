@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
@@ -21,7 +21,7 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	f := registerSearch(fs, 0.1, "bisection steps of each sweep between its last passing and first failing rate",
 		"stop a sweep's bisection once the knee's bracket is within this fraction of its upper end")
-	budget := fs.Int("budget", load.DefaultTuneBudget, "sweeps to run at most, the first (from the flags as given) included")
+	budget := fs.Int("budget", tune.DefaultBudget, "sweeps to run at most, the first (from the flags as given) included")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "the last step's overload gate: the limit on the p99 of a shed request's time to its 503")
 	noOverload := fs.Bool("no-overload", false, "leave out the last step, the overload gate at 1.5× the final knee")
 	f.pairs = func(set map[string]bool) error {
@@ -38,7 +38,7 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "llmslo tune: --budget must be at least 1")
 		return exitUsage
 	}
-	rep, err := load.Tune(ctx, cfg, load.TuneOptions{Search: f.search(), Budget: *budget,
+	rep, err := tune.Tune(ctx, cfg, tune.Options{Search: f.search(), Budget: *budget,
 		Overload: verdict.Overload{ShedP99: *shedP99}, NoOverload: *noOverload})
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
