@@ -3,9 +3,9 @@
 // data path in docs/ARCHITECTURE.md. A Plan says everything about a run as
 // typed values: the Target (a server to start or reach), the fixture, the
 // rates, the arrival process, the SLOs, the hazard thresholds. Measure runs
-// it; Sweep bisects its rates for the knee, over server variants when
-// asked; Open returns a Measurement that runs a step at a time (slotest
-// makes each step a subtest) and can show a closed loop beside it. Every
+// it; Open returns a Measurement that runs a step at a time (slotest
+// makes each step a subtest, package load/tune's Sweep and Tune pick each
+// rate from the last step's verdict) and can show a closed loop beside it. Every
 // step goes through one loop: the schedule (load/arrival), the prefix-cache
 // reset and the /metrics scraper (load/vllmapi), the dispatcher
 // (load/dispatch) sending requests (load/workload) through the streaming

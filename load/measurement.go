@@ -17,8 +17,8 @@ import (
 
 // Measurement is an open measurement: a plan run a step at a time into one
 // report, against a target started once. It is the one run loop: Measure
-// and Sweep run their steps through Step, and slotest.Run runs each step as
-// a subtest.
+// and tune.Sweep run their steps through Step, and slotest.Run runs each
+// step as a subtest.
 type Measurement struct {
 	engine stepPlan
 	report *report.Report

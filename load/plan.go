@@ -29,8 +29,8 @@ func DefaultRates() []float64 { return []float64{4, 8} }
 
 // Plan is a whole measurement, as typed values: what each face (slotest,
 // the llmslo command) builds from its own input once, at its edge, and what
-// Measure, Sweep and Open take. DefaultPlan holds the defaults; a Plan needs
-// a Target and a Fixture besides.
+// Measure, Open and tune.Sweep take. DefaultPlan holds the defaults; a Plan
+// needs a Target and a Fixture besides.
 type Plan struct {
 	// Target is the server to measure: started (the simulator, a
 	// container) or reached (a URL) when the measurement opens.

@@ -31,7 +31,7 @@ type Target interface {
 }
 
 // Variable is a Target that can be started again with vLLM serve flags
-// added: what a sweep over server variants needs (Search.Variants). A
+// added: what a sweep over server variants needs (tune.Search.Variants). A
 // server that is already running cannot.
 type Variable interface {
 	Target

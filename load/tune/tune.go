@@ -1,8 +1,3 @@
-// Package tune holds the decisions of the tuning loop (llmslo tune,
-// load.Tune) as pure functions: which one flag the binding constraint
-// names, whether a change is kept, and when the loop stops. The loop that
-// measures lives in package load; nothing here does I/O, so every decision
-// is tested on a table.
 package tune
 
 import (
