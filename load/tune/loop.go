@@ -47,8 +47,8 @@ type SimulatorFlags interface {
 
 // Tune runs the lesson's tuning loop (docs/tuning.md): it finds the knee
 // with the plan's rates, reads what binds there, applies the one flag
-// change the binding's row names (package tune decides), restarts the
-// server with it and finds the knee again, keeping the change only when
+// change the binding's row names (Next decides), restarts the server
+// with it and finds the knee again, keeping the change only when
 // the knee moved beyond its bracket. It stops when compute (or the
 // client) binds, when a change trades one SLO for another or moves
 // nothing, or when the budget is spent. Every iteration is one of
@@ -208,9 +208,9 @@ func (l *tuneLoop) server() Server {
 	return s
 }
 
-// kneeOf reads a sweep's knee for package tune: its bracket, what binds
-// at the failing rate, and the SLOs that failed there. A sweep stopped by
-// an invalid step has no failing rate.
+// kneeOf reads a sweep's knee for the decisions (Next, Judge, Rates): its
+// bracket, what binds at the failing rate, and the SLOs that failed
+// there. A sweep stopped by an invalid step has no failing rate.
 func kneeOf(rep *report.Report) Knee {
 	var k Knee
 	c := rep.Capacity

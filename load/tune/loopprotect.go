@@ -22,7 +22,7 @@ const overloadTries = 3
 // the gate fails only because the admitted requests broke an SLO while the
 // excess was shed fast, the limit let too many in at once (a server bound
 // by compute slows every request as more run): the step runs again with
-// the lower limit package tune names, and Protect keeps the one that
+// the lower limit LowerLimit names, and Protect keeps the one that
 // passed.
 func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Overload) error {
 	if p == nil || p.MaxNumQueuedReqs == 0 {
