@@ -108,3 +108,15 @@ func TestKedaTriggersFireAtOverloadWithTheAdmissionLimit(t *testing.T) {
 		assert.Less(t, h, tr.Threshold/hpaTolerance, "%s stays quiet at half the knee", tr.Query)
 	}
 }
+
+// A report whose knee has no scrape average (written before it was
+// recorded) reads the threshold by Little's law: achieved rate times
+// mean latency.
+func TestKedaThresholdFallsBackOnLittlesLaw(t *testing.T) {
+	knee := report.StepReport{RateTarget: 10, RateAchieved: 10, Server: vllmapi.ServerStats{MetricsAvailable: true, MaxRunning: 6}}
+	knee.E2EL.Mean = 800
+	p := protect(&report.Report{Capacity: &report.Capacity{PassRate: 10}, Steps: []report.StepReport{knee}}, "")
+	require.NotNil(t, p)
+	assert.Equal(t, 6.0, p.InSystemThreshold, "three quarters of the 8 in the system by Little's law")
+	assert.Contains(t, p.ScaledObject, "sum(vllm:num_requests_running) + sum(vllm:num_requests_waiting)")
+}

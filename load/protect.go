@@ -13,8 +13,8 @@ import (
 
 // WhyNotGPUUtilization is why Protect never scales on GPU utilisation.
 const WhyNotGPUUtilization = "GPU utilisation is high whenever the server is busy at all: it counts the time a kernel ran, so a batch of one " +
-	"reads nearly as busy as a server at its knee, and it cannot say that arrivals outpace the server. The waiting queue and the time " +
-	"spent in it rise only when they do."
+	"reads nearly as busy as a server at its knee, and it cannot say that arrivals outpace the server. Requests in the system, running " +
+	"plus waiting, fill to the admission limit when they do."
 
 // protect reads the lesson's last step from a sweep's knee: an admission
 // limit a little above what the server held there (running plus
