@@ -33,7 +33,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	require.NoError(t, err)
 	p := rep.Protect
 	require.NotNil(t, p)
-	t.Logf("knee %s; protect %s (held %.0f), waiting > %g, queue p95 > %g s", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.WaitingThreshold, p.QueueTimeP95S)
+	t.Logf("knee %s; protect %s (held %.0f), in system > %g per replica", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.InSystemThreshold)
 	g := rep.Tune.Overload
 	require.NotNil(t, g, "the session's last step is the overload gate")
 	last := rep.Steps[len(rep.Steps)-1]
