@@ -37,7 +37,7 @@ var setLimit = regexp.MustCompile(`set --max-num-queued-reqs (\d+)`)
 // the same server restarted with that limit passes the same gate.
 func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 	plan := advicePlan(t, []float64{15, 26.3}, adviceSim...)
-	plan.Overload = &verdict.Overload{}
+	plan.Overload = &verdict.OverloadSettings{}
 	rep, err := Measure(context.Background(), plan)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)
@@ -51,7 +51,7 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 	assert.Equal(t, g.SuggestedQueuedReqs, limit)
 
 	applied := advicePlan(t, []float64{26.3}, append(adviceSim, "--max-num-queued-reqs", m[1])...)
-	applied.Overload = &verdict.Overload{QueuedReqs: limit}
+	applied.Overload = &verdict.OverloadSettings{QueuedReqs: limit}
 	rep, err = Measure(context.Background(), applied)
 	require.NoError(t, err)
 	g = rep.Steps[0].OverloadGate

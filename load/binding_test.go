@@ -165,17 +165,17 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	require.Len(t, rep.Steps, 2)
 	over := rep.Steps[1]
 	assert.Equal(t, report.VerdictFail, over.Verdict)
-	require.NotNil(t, over.Overload, "server %+v", over.Server)
-	t.Logf("%s", over.Overload.Message)
-	assert.Greater(t, over.Overload.GrowthPerS, 2.0)
-	assert.Contains(t, over.Overload.Message, "arrivals outpace completions")
+	require.NotNil(t, over.OverCapacity, "server %+v", over.Server)
+	t.Logf("%s", over.OverCapacity.Message)
+	assert.Greater(t, over.OverCapacity.GrowthPerS, 2.0)
+	assert.Contains(t, over.OverCapacity.Message, "arrivals outpace completions")
 	for _, r := range over.SLO {
 		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
 	}
 	assert.Empty(t, over.Hazards)
 	// Below capacity the same server is steady.
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
-	assert.Nil(t, rep.Steps[0].Overload, "server %+v", rep.Steps[0].Server)
+	assert.Nil(t, rep.Steps[0].OverCapacity, "server %+v", rep.Steps[0].Server)
 	assert.Empty(t, rep.Steps[0].Hazards)
 	assert.Equal(t, 8.0, rep.Capacity.FailRate)
 	require.NotNil(t, rep.Capacity.Binding)

@@ -33,7 +33,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	p := rep.Protect
 	require.NotNil(t, p)
 	t.Logf("knee %s; protect %s (held %.0f), waiting > %g, queue p95 > %g s", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.WaitingThreshold, p.QueueTimeP95S)
-	g := rep.Tune.Overload
+	g := rep.Tune.OverloadGate
 	require.NotNil(t, g, "the session's last step is the overload gate")
 	last := rep.Steps[len(rep.Steps)-1]
 	t.Logf("%s: %s", last.Name, g.Message)
@@ -47,7 +47,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	assert.Positive(t, g.WorstQueueWaitS)
 
 	// The same step on the server as given: it queues.
-	plan.Rates, plan.Overload = []float64{last.RateTarget}, &verdict.Overload{QueuedReqs: p.MaxNumQueuedReqs}
+	plan.Rates, plan.Overload = []float64{last.RateTarget}, &verdict.OverloadSettings{QueuedReqs: p.MaxNumQueuedReqs}
 	queued, err := Measure(context.Background(), plan)
 	require.NoError(t, err)
 	st := queued.Steps[0]

@@ -122,7 +122,7 @@ type Plan struct {
 	// Overload, when set, runs every step as an overload step: judged by
 	// the overload gate (verdict.JudgeOverload) instead of the error guard
 	// that counts shed requests against the server.
-	Overload *verdict.Overload
+	Overload *verdict.OverloadSettings
 	// Baseline, when set, is a recorded report (ReadBaseline) each step is
 	// compared with; BaselineTolerance is the slowdown allowed, a positive
 	// fraction (DefaultPlan holds DefaultBaselineTolerance).

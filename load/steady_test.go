@@ -44,7 +44,7 @@ func TestATracesOwnShapeIsNoTrend(t *testing.T) {
 	t.Logf("TTFT p50 %v in the first half, %v in the second; queue time %+v", first, second, st.Server.QueueTimeBlocks)
 	ratio := float64(max(first, second)) / float64(min(first, second))
 	assert.Greater(t, ratio, 1.5, "the trace's shape moves the halves' medians apart")
-	assert.Nil(t, st.Overload)
+	assert.Nil(t, st.OverCapacity)
 	assert.False(t, st.HasHazard(verdict.HazardNotSteady), "%+v", st.Hazards)
 	if st.Verdict == report.VerdictInvalid && !st.HasHazard(verdict.HazardClientSaturation) {
 		t.Errorf("refused for %+v", st.Hazards)

@@ -69,7 +69,7 @@ func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
 	require.NotNil(t, rep.Protect)
 	t.Logf("protect: %+v", *rep.Protect)
 	assert.Greater(t, rep.Protect.MaxNumQueuedReqs, 0)
-	g := tu.Overload
+	g := tu.OverloadGate
 	require.NotNil(t, g, "the last step is the overload gate")
 	for _, st := range rep.Steps {
 		if st.OverloadGate != nil {

@@ -25,7 +25,7 @@ type TuneOptions struct {
 	// Overload configures the last step, the overload gate at
 	// OverloadFactor × the final knee with Protect's admission limit;
 	// NoOverload leaves it out.
-	Overload   verdict.Overload
+	Overload   verdict.OverloadSettings
 	NoOverload bool
 }
 

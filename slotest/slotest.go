@@ -148,8 +148,8 @@ func stepProblems(st *report.StepReport) []string {
 	if len(failed) > 0 {
 		out = append(out, fmt.Sprintf("SLO violated (%s)", strings.Join(failed, ", ")))
 	}
-	if st.Overload != nil {
-		out = append(out, st.Overload.Message)
+	if st.OverCapacity != nil {
+		out = append(out, st.OverCapacity.Message)
 	}
 	if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
 		out = append(out, "slower than its baseline: "+strings.Join(regs, "; "))

@@ -142,7 +142,7 @@ func verdictOf(j Judgement) report.Verdict {
 		// A client that changed the load (bunched thousands of sends)
 		// can: then the errors are not the asked rate's either.
 		return report.VerdictFail
-	case (conclusiveFail || j.Overload != nil) && !causal:
+	case (conclusiveFail || j.OverCapacity != nil) && !causal:
 		return report.VerdictFail
 	case len(j.Hazards) > 0:
 		return report.VerdictInvalid
@@ -226,9 +226,9 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
 		sev.baseline = baselineTrend(c, s, th)
 	}
-	j.Overload = overCapacity(&judged, sev, th)
+	j.OverCapacity = overCapacity(&judged, sev, th)
 	j.Apply(&judged)
-	sev.passing = j.Overload == nil && len(Regressions(j.Baseline)) == 0
+	sev.passing = j.OverCapacity == nil && len(Regressions(j.Baseline)) == 0
 	for _, r := range j.SLO {
 		sev.passing = sev.passing && r.Pass
 	}

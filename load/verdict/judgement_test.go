@@ -54,7 +54,7 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 			assert.True(t, j.hasHazard(HazardClientSaturation))
 		}},
 		{"overload and binding", overloaded, Config{SLOs: slos("ttft.p50<=2s"), MaxNumSeqs: 2}, func(t *testing.T, j Judgement) {
-			assert.NotNil(t, j.Overload)
+			assert.NotNil(t, j.OverCapacity)
 			require.NotNil(t, j.Binding)
 			assert.Equal(t, BindMaxNumSeqs, j.Binding.Kind)
 		}},
@@ -73,7 +73,7 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 		{"JudgeMerged", JudgeMerged},
 		{"JudgeSLOs", func(s *report.StepReport, _ observe.Evidence, c Config) Judgement { return JudgeSLOs(s, c) }},
 	}
-	earlier := Judgement{SLO: []report.SLOResult{{Metric: "ttft", Pass: true}}, Overload: &report.Overload{Message: "earlier"},
+	earlier := Judgement{SLO: []report.SLOResult{{Metric: "ttft", Pass: true}}, OverCapacity: &report.OverCapacity{Message: "earlier"},
 		Hazards: []report.Hazard{{Kind: HazardWarmCache}}, Notes: []report.Hazard{{Kind: HazardNotSteady}},
 		HazardsOff: []string{HazardTooFewSamples}, Verdict: report.VerdictPass, Binding: &report.Binding{Kind: BindCompute}}
 	for _, tc := range cases {
@@ -98,7 +98,7 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 					}
 
 					j.Apply(s)
-					assert.Equal(t, j, Judgement{SLO: s.SLO, Overload: s.Overload, Hazards: s.Hazards, Notes: s.Notes,
+					assert.Equal(t, j, Judgement{SLO: s.SLO, OverCapacity: s.OverCapacity, Hazards: s.Hazards, Notes: s.Notes,
 						HazardsOff: s.HazardsOff, NotJudged: s.NotJudged, Verdict: s.Verdict, Binding: s.Binding}, "Apply writes the judgement")
 					prior.Apply(s) // the earlier judgement back: what else Apply wrote would show
 					restored, err := json.Marshal(s)

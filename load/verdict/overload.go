@@ -14,8 +14,8 @@ import (
 // request's time to its 503: a refusal is only kind when it is fast.
 const DefaultShedP99 = 250 * time.Millisecond
 
-// Overload configures the overload gate.
-type Overload struct {
+// OverloadSettings configures the overload gate.
+type OverloadSettings struct {
 	// ShedP99 limits the p99 of a shed request's time from its intended
 	// send to its 503 (0: DefaultShedP99).
 	ShedP99 time.Duration
@@ -25,7 +25,7 @@ type Overload struct {
 
 	// met is the last step of this run that met every SLO (Judge keeps
 	// it), from which a failing step reads the limit to set. It lives in
-	// the Plan's Overload, so each run wants an Overload of its own.
+	// the Plan's Overload, so each run wants OverloadSettings of its own.
 	met *metRate
 }
 
@@ -36,7 +36,7 @@ type metRate struct{ rate, inSystem float64 }
 // Judge is JudgeOverload for the steps of one run in turn: a step that
 // met every SLO is kept, so that a later one that failed can name the
 // admission limit read there.
-func (o *Overload) Judge(s *report.StepReport) *report.OverloadGate {
+func (o *OverloadSettings) Judge(s *report.StepReport) *report.OverloadGate {
 	g := JudgeOverload(s, *o)
 	if g.Pass && s.Requests.Shed == 0 && s.Verdict == report.VerdictPass {
 		if n := InSystem(s); n > 0 {
@@ -75,7 +75,7 @@ func QueuedLimit(n float64) int { return int(math.Ceil(n)) + 1 }
 // latency SLO and the error-rate limit (shed ones apart), none left
 // waiting past its timeout. A server that shed nothing while it fell
 // behind queued instead of shedding: the message names the flag to set.
-func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
+func JudgeOverload(s *report.StepReport, o OverloadSettings) *report.OverloadGate {
 	limit := o.ShedP99
 	if limit <= 0 {
 		limit = DefaultShedP99
@@ -102,8 +102,8 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 			broke = append(broke, fmt.Sprintf("%s p%g %.1f ms > %.0f ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs))
 		}
 	}
-	if s.Overload != nil && !shed {
-		broke = append(broke, fmt.Sprintf("the waiting queue grew by %.1f a second", s.Overload.GrowthPerS))
+	if s.OverCapacity != nil && !shed {
+		broke = append(broke, fmt.Sprintf("the waiting queue grew by %.1f a second", s.OverCapacity.GrowthPerS))
 	}
 	if admitted := s.Requests.Judged() - s.Requests.Shed; admitted > 0 {
 		g.AdmittedErrorRate = float64(s.Requests.Failed+s.Requests.Unfinished) / float64(admitted)
@@ -136,7 +136,7 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 }
 
 // gateMessage says what the gate found.
-func gateMessage(g *report.OverloadGate, o Overload, shed bool) string {
+func gateMessage(g *report.OverloadGate, o OverloadSettings, shed bool) string {
 	wait := "the server reported no queue time"
 	if g.WorstQueueWaitS > 0 {
 		over := "at most"
@@ -169,7 +169,7 @@ func gateMessage(g *report.OverloadGate, o Overload, shed bool) string {
 // fast but whose admitted requests broke an SLO, a lower limit. Where the
 // run holds no rate that met the SLOs, no value can be read from it, and
 // why says so with no number.
-func nextLimit(s *report.StepReport, g *report.OverloadGate, o Overload, shed bool) (int, string) {
+func nextLimit(s *report.StepReport, g *report.OverloadGate, o OverloadSettings, shed bool) (int, string) {
 	if g.Pass {
 		return 0, ""
 	}

@@ -177,8 +177,8 @@ func TestAGrowingQueueFailsAsOverCapacity(t *testing.T) {
 	require.NoError(t, err)
 	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict, "every SLO held so far, but no step length would keep them")
-	require.NotNil(t, s.Overload)
-	assert.Contains(t, s.Overload.Message, "arrivals outpace completions by 0.80 req/s")
+	require.NotNil(t, s.OverCapacity)
+	assert.Contains(t, s.OverCapacity.Message, "arrivals outpace completions by 0.80 req/s")
 	assert.Empty(t, s.Hazards)
 	require.NotNil(t, s.Binding)
 	assert.Equal(t, BindMaxNumSeqs, s.Binding.Kind)
@@ -186,7 +186,7 @@ func TestAGrowingQueueFailsAsOverCapacity(t *testing.T) {
 	// Turned off with not_steady, the step passes.
 	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2, Thresholds: Thresholds{Off: []string{HazardNotSteady}}}).Apply(s)
 	assert.Equal(t, report.VerdictPass, s.Verdict)
-	assert.Nil(t, s.Overload)
+	assert.Nil(t, s.OverCapacity)
 }
 
 // A conclusive failure outranks the hazards that could not have caused

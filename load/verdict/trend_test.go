@@ -103,16 +103,16 @@ func TestASustainedQueueTimeRiseIsOverCapacity(t *testing.T) {
 	require.NoError(t, err)
 	Judge(s, ev.Evidence, Config{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
-	require.NotNil(t, s.Overload)
-	assert.Contains(t, s.Overload.Message, "the server's queue time rose by 1500.0 ms across the window")
-	assert.Contains(t, s.Overload.Message, "the server held 9 requests more at the end of the window than at its start (7 waiting at the end)")
-	assert.InDelta(t, 0.2, s.Overload.GrowthPerS, 1e-9, "9 requests in 45 s")
+	require.NotNil(t, s.OverCapacity)
+	assert.Contains(t, s.OverCapacity.Message, "the server's queue time rose by 1500.0 ms across the window")
+	assert.Contains(t, s.OverCapacity.Message, "the server held 9 requests more at the end of the window than at its start (7 waiting at the end)")
+	assert.InDelta(t, 0.2, s.OverCapacity.GrowthPerS, 1e-9, "9 requests in 45 s")
 
 	// The same rise with nothing waiting at the end is no overload: the
 	// step passed its SLO before a steady state, which is not_steady.
 	s.Server.WaitingAtEnd = 0
 	Judge(s, ev.Evidence, Config{SLOs: parsed}).Apply(s)
-	assert.Nil(t, s.Overload)
+	assert.Nil(t, s.OverCapacity)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	h := hazardOf(s, HazardNotSteady, false)
 	require.NotNil(t, h)
