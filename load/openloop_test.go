@@ -150,7 +150,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	// the server, so its latency looks finite and steady and it passes.
 	start := time.Now()
 	rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Recorder: rec}
+	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
 	n := cl.Run(context.Background())
 	closed, ev := rec.Step()
 	verdict.JudgeSLOs(&closed, verdict.Config{SLOs: slos}).Apply(&closed)

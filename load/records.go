@@ -36,7 +36,7 @@ func (c *Plan) cancelPlan() dispatch.CancelPlan {
 
 // recorder is what the step's dispatcher records into: rec, and the
 // per-request records when the plan writes them.
-func (p *stepPlan) recorder(rec *observe.Recorder, step string, start, measureFrom time.Time) dispatch.Recorder {
+func (p *stepPlan) recorder(rec *observe.Recorder, step string, start, measureFrom time.Time) dispatch.OutcomeSink {
 	if p.Records == nil {
 		return rec
 	}

@@ -98,7 +98,7 @@ func runSessionStep(ctx context.Context, p stepPlan, rate float64, firstIndex in
 	turns := observe.NewTurns(p.recorder(f.rec, f.name, f.start, f.measureFrom))
 	r := p.Sessions
 	d := dispatch.SessionLoop{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
-		Sender: p.Send, Recorder: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap}
+		Sender: p.Send, Sink: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap}
 	res, runErr := d.Run(ctx)
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, ev *observe.Evidence) {
 		turns.Fill(st, countFrom(sched, p.Warmup), f.measureFrom, p.Duration)

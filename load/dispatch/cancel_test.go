@@ -92,7 +92,7 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Cancel: plan, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Cancel: plan, Sender: Sender{Doer: doer}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 
@@ -125,7 +125,7 @@ func TestPlannedCancelOnlyClassifiesWhatItEnded(t *testing.T) {
 		sched := arrival.ConstantSchedule(100, 50*time.Millisecond) // 5 slots
 		start := time.Now()
 		rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Cancel: CancelPlan{Rate: 1, After: after}, Sender: Sender{Doer: doer, DrainTimeout: drain}}
+		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Cancel: CancelPlan{Rate: 1, After: after}, Sender: Sender{Doer: doer, DrainTimeout: drain}}
 		_, _ = d.Run(ctx)
 		s, _ := rec.Step()
 		return observeCounts{s.Requests.Completed, s.Requests.Abandoned, s.Requests.Unfinished, s.Requests.Canceled}

@@ -32,8 +32,8 @@ type OpenLoop struct {
 	Workload   workload.Workload
 	FirstIndex int
 	Sender
-	// Recorder receives every outcome.
-	Recorder Recorder
+	// Sink receives every outcome.
+	Sink OutcomeSink
 	// Prepare is how many requests are built ahead of the schedule.
 	// Zero means 256.
 	Prepare int
@@ -65,8 +65,8 @@ func (d *OpenLoop) Run(ctx context.Context) (Result, error) {
 // run is Run, also returning the senders it ran the requests on (tests
 // count their goroutines).
 func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
-	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
-		return Result{}, nil, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Recorder")
+	if d.Doer == nil || d.Workload == nil || d.Sink == nil {
+		return Result{}, nil, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Sink")
 	}
 	start := d.Start
 	if start.IsZero() {
@@ -98,7 +98,7 @@ func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 			}
 		}
 		inFlight.Add(-1)
-		d.Recorder.Record(&out, end)
+		d.Sink.Record(&out, end)
 	})
 
 	prepared, stopPrep := d.prepare(ctx)
@@ -123,12 +123,12 @@ dispatch:
 		}
 		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
 			res.Dropped++
-			recordDrop(d.Recorder, req, intended)
+			recordDrop(d.Sink, req, intended)
 			continue
 		}
 		res.Sent++
 		inFlight.Add(1)
-		d.Recorder.Started(intended)
+		d.Sink.Started(intended)
 		senders.start(send{req, intended})
 	}
 

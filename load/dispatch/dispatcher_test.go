@@ -49,7 +49,7 @@ func TestDispatchSendsEverySlotWithoutWaitingForCompletions(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Recorder: rec, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Sink: rec, Sender: Sender{Doer: doer}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	elapsed := time.Since(start)
@@ -79,7 +79,7 @@ func TestDispatchLateSendIsRecordedNotShifted(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: w, Recorder: rec, Sender: Sender{Doer: sleepDoer(time.Millisecond)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: w, Sink: rec, Sender: Sender{Doer: sleepDoer(time.Millisecond)}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 20, res.Sent)
@@ -108,7 +108,7 @@ func TestDispatchCapDropsInsteadOfQueueing(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer, MaxInFlight: 4}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer, MaxInFlight: 4}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.LessOrEqual(t, peak.Load(), int64(4))
@@ -136,7 +136,7 @@ func TestDispatchDrainBoundKeepsUnfinishedAsLowerBounds(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer, DrainTimeout: 300 * time.Millisecond}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer, DrainTimeout: 300 * time.Millisecond}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.False(t, res.Drained)
@@ -157,7 +157,7 @@ func TestDispatchCancelReturnsPromptlyAndRecordsInFlight(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	rec := observe.NewRecorder(start, 10*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(time.Hour)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(time.Hour)}}
 	res, err := d.Run(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, res.Canceled)
@@ -174,7 +174,7 @@ func TestDispatchWarmupIsNotMeasured(t *testing.T) {
 	sched := arrival.ConstantSchedule(100, 400*time.Millisecond) // 40 slots
 	start := time.Now()
 	rec := observe.NewRecorder(start.Add(200*time.Millisecond), 200*time.Millisecond, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(5 * time.Millisecond)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(5 * time.Millisecond)}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 	s, _ := rec.Step()

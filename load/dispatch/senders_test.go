@@ -23,7 +23,7 @@ func TestSendersReuseIdleGoroutines(t *testing.T) {
 	sched := arrival.ConstantSchedule(50, 600*time.Millisecond)
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(0)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(0)}}
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 30, res.Sent)
@@ -55,7 +55,7 @@ func TestSendersNeverWaitForAFreeOne(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer}}
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, res.Sent)

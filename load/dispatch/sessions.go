@@ -21,13 +21,13 @@ type SessionSource interface {
 	TurnRequest(i int, s *fixtures.Session, t int) workload.Request
 }
 
-// SessionRecorder is a Recorder that also hears how each measured session
+// SessionSink is an OutcomeSink that also hears how each measured session
 // ended (observe.Turns is one): its intended start, when its first turn was
 // sent (zero when it never was), how many of its turns (sub-agents'
 // included) were never sent because the step ended first, and whether the
 // step's end cut it (a turn unfinished or never sent).
-type SessionRecorder interface {
-	Recorder
+type SessionSink interface {
+	OutcomeSink
 	SessionEnded(intended, firstSent time.Time, unsent int, cut bool)
 }
 
@@ -59,7 +59,7 @@ type SessionLoop struct {
 	// last session's start; at it, turns in flight are cancelled and
 	// recorded as ClassUnfinished, and turns not yet due are never sent.
 	Sender
-	Recorder Recorder
+	Sink OutcomeSink
 	// ThinkScale multiplies every think time (0 means 1; negative is an
 	// error); MaxThink, when positive, caps a scaled think time.
 	ThinkScale float64
@@ -90,8 +90,8 @@ type SessionLoopResult struct {
 // when ctx ends, after cancelling and recording what was in flight.
 func (d *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
 	switch {
-	case d.Doer == nil || d.Source == nil || d.Recorder == nil:
-		return SessionLoopResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Recorder")
+	case d.Doer == nil || d.Source == nil || d.Sink == nil:
+		return SessionLoopResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Sink")
 	case d.ThinkScale < 0 || math.IsNaN(d.ThinkScale) || math.IsInf(d.ThinkScale, 0):
 		return SessionLoopResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", d.ThinkScale)
 	case d.MaxThink < 0:
@@ -105,8 +105,8 @@ func (d *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
 		r.scale = 1
 	}
 	r.preparer, _ = d.Doer.(Preparer)
-	r.sessions, _ = d.Recorder.(SessionRecorder)
-	r.unmeasured, _ = d.Recorder.(UnmeasuredRecorder)
+	r.sessions, _ = d.Sink.(SessionSink)
+	r.unmeasured, _ = d.Sink.(UnmeasuredSink)
 	var cancelReqs context.CancelFunc
 	r.reqCtx, cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()
