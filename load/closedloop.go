@@ -27,7 +27,7 @@ func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int)
 	w := workload.WorkloadFunc(func(i int) workload.Request { return p.Workload.Request(firstIndex + i) })
 	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.Send.Doer, Sink: rec}
 	n := cl.Run(ctx)
-	rs, _ := rec.Step()
+	rs, _ := rec.Summary()
 	st := &rs
 	st.Name = fmt.Sprintf("closed=%d", clients)
 	st.Arrival = "closed"

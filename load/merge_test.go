@@ -71,7 +71,7 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 		}
 		rec.Record(&o, at)
 	}
-	st, ev := rec.Step()
+	st, ev := rec.Summary()
 	st.Evidence = rec.ReportEvidence()
 	st.Name, st.RateTarget, st.Arrival, st.DurationS, st.WarmupS = "rate=43", 43, "poisson", d.Seconds(), 0.2
 	st.Requests.Scheduled = scheduled

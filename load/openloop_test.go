@@ -152,7 +152,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
 	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
 	n := cl.Run(context.Background())
-	closed, ev := rec.Step()
+	closed, ev := rec.Summary()
 	verdict.JudgeSLOs(&closed, verdict.Config{SLOs: slos}).Apply(&closed)
 	assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
 	assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")

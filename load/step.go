@@ -96,7 +96,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	p.flushRecords()
 	client := f.mon.Stop()
 	f.stopProgress()
-	rs, ev := f.rec.Step()
+	rs, ev := f.rec.Summary()
 	st := &rs
 	st.Name, st.RateTarget, st.Arrival = f.name, f.rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()

@@ -70,7 +70,7 @@ func lagCmd(args []string) error {
 	}
 	cpu1, wall := selfCPU(), time.Since(measureFrom)
 	cpu := cpu1 - <-cpuAt
-	st, _ := rec.Step()
+	st, _ := rec.Summary()
 	n := float64(st.Requests.Sent)
 	failed := st.Requests.Failed + st.Requests.Unfinished
 	if failed > 0 {

@@ -106,7 +106,7 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 		}
 	}
 	require.Positive(t, want)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, want, s.Requests.Abandoned)
 	assert.Equal(t, 40-want, s.Requests.Completed)
 	assert.Zero(t, s.Requests.Failed)
@@ -127,7 +127,7 @@ func TestPlannedCancelOnlyClassifiesWhatItEnded(t *testing.T) {
 		rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
 		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Cancel: CancelPlan{Rate: 1, After: after}, Sender: Sender{Doer: doer, DrainTimeout: drain}}
 		_, _ = d.Run(ctx)
-		s, _ := rec.Step()
+		s, _ := rec.Summary()
 		return observeCounts{s.Requests.Completed, s.Requests.Abandoned, s.Requests.Unfinished, s.Requests.Canceled}
 	}
 	fast := streamDoer(5*time.Millisecond, 10*time.Millisecond)

@@ -63,7 +63,7 @@ func TestDispatchSendsEverySlotWithoutWaitingForCompletions(t *testing.T) {
 	for i := 100; i < 150; i++ {
 		assert.True(t, seen[i], "request %d never sent", i)
 	}
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 50, s.Requests.Completed)
 	assert.InDelta(t, 200, s.E2EL.P50, 30, "E2EL is measured from the intended time")
 }
@@ -83,7 +83,7 @@ func TestDispatchLateSendIsRecordedNotShifted(t *testing.T) {
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 20, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, int64(20), s.SendLag.Count)
 	// The first slot was due at 0 and went out after ~300 ms; the last was
 	// due at 190 ms, so its lag is ~110 ms: every slot kept its intended time.
@@ -114,7 +114,7 @@ func TestDispatchCapDropsInsteadOfQueueing(t *testing.T) {
 	assert.LessOrEqual(t, peak.Load(), int64(4))
 	assert.Equal(t, 50, res.Sent+res.Dropped)
 	assert.Greater(t, res.Dropped, 30)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, res.Dropped, s.Requests.Dropped)
 	assert.Equal(t, res.Dropped, s.Errors[string(client.ClassDropped)])
 	assert.Less(t, s.SendLag.Max, 50.0, "a capped request is dropped, never queued until a slot frees")
@@ -140,7 +140,7 @@ func TestDispatchDrainBoundKeepsUnfinishedAsLowerBounds(t *testing.T) {
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.False(t, res.Drained)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 5, s.Requests.Completed)
 	assert.Equal(t, 1, s.Requests.Unfinished)
 	assert.Equal(t, 1, s.Errors[string(client.ClassUnfinished)])
@@ -163,7 +163,7 @@ func TestDispatchCancelReturnsPromptlyAndRecordsInFlight(t *testing.T) {
 	assert.True(t, res.Canceled)
 	assert.Less(t, time.Since(start), 2*time.Second)
 	assert.Equal(t, 3, res.Sent) // slots at 0, 100 and 200 ms
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 3, s.Errors[string(client.ClassCanceled)])
 	assert.Equal(t, 3, s.Requests.Canceled)
 	assert.Zero(t, s.Requests.Failed, "requests cancelled by the caller are not server failures")
@@ -177,7 +177,7 @@ func TestDispatchWarmupIsNotMeasured(t *testing.T) {
 	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(5 * time.Millisecond)}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 20, s.Requests.Sent)
 	assert.Equal(t, 20, s.Requests.Completed)
 }

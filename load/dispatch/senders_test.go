@@ -27,7 +27,7 @@ func TestSendersReuseIdleGoroutines(t *testing.T) {
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 30, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 30, s.Requests.Completed)
 	assert.LessOrEqual(t, senders.goroutines(), 10, "idle goroutines were not reused")
 }
@@ -59,7 +59,7 @@ func TestSendersNeverWaitForAFreeOne(t *testing.T) {
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, n, s.Requests.Completed, "a request waited for another to end")
 	assert.Equal(t, n, senders.goroutines())
 	assert.Less(t, time.Since(start), 2*time.Second)

@@ -37,7 +37,7 @@ func TestProgressCountsTheWarmupApart(t *testing.T) {
 		"an abandoned request is neither done nor failed")
 	assert.Equal(t, Counts{Sent: 1, InFlight: 1}, p.Counts)
 	assert.Zero(t, p.TTFTP95, "the warm-up's TTFT is not measured")
-	st, _ := rec.Step()
+	st, _ := rec.Summary()
 	assert.Zero(t, st.Requests.Completed+st.Requests.Failed, "the warm-up enters no measurement")
 }
 

@@ -75,7 +75,7 @@ func TestRecordsOneLinePerRequest(t *testing.T) {
 	assert.Contains(t, buf.String(), `"first_token_s":null`, "absent times are null, not missing")
 
 	// The step's own figures saw the same requests, less the warm-up.
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 1, s.Requests.Completed)
 	assert.Equal(t, 1, s.Requests.Failed)
 	assert.Equal(t, 1, s.Requests.Dropped)
@@ -110,7 +110,7 @@ func TestRecordsKeepUnmeasuredSessionTurns(t *testing.T) {
 		IntendedS: 0.4, InputTokens: 9, Outcome: "dropped"}, lines[1])
 	assert.Equal(t, RequestRecord{V: 1, Step: "rate=1", Index: 2, Session: "b#2", IntendedS: 0.5, InputTokens: 5, Outcome: "dropped"}, lines[2])
 
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Zero(t, s.Requests.Completed, "the warm-up session's turn is not measured")
 	assert.Equal(t, 1, s.Requests.Dropped, "the measured drop is")
 }
