@@ -40,7 +40,7 @@ func (p *stepPlan) recorder(rec *observe.Recorder, step string, start, measureFr
 	if p.Records == nil {
 		return rec
 	}
-	return p.Records.Step(rec, step, start, measureFrom)
+	return p.Records.Tee(rec, step, start, measureFrom)
 }
 
 // flushRecords writes out the step's records once it has ended. A write

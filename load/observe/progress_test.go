@@ -52,7 +52,7 @@ func TestTurnsCountWarmupSessionsTurns(t *testing.T) {
 		if withRecords {
 			records := NewRecords(&buf)
 			defer records.Close()
-			sink = records.Step(rec, "rate=1", t0, t0.Add(10*time.Second))
+			sink = records.Tee(rec, "rate=1", t0, t0.Add(10*time.Second))
 		}
 		tr := NewTurns(sink)
 		// A warm-up session's later turn, due after the window opened.

@@ -227,11 +227,11 @@ func (r *Records) Close() error {
 	return err
 }
 
-// Step returns the recorder the dispatcher uses for one step: it passes
+// Tee returns the sink the dispatcher uses for one step: it passes
 // everything to rec and writes each request's record, named step, with
 // times from start (the schedule's offset zero). Requests due before
 // measureFrom are the warm-up: rec ignores them, the records mark them.
-func (r *Records) Step(rec *Recorder, step string, start, measureFrom time.Time) *RecordsTee {
+func (r *Records) Tee(rec *Recorder, step string, start, measureFrom time.Time) *RecordsTee {
 	return &RecordsTee{rec: rec, records: r, step: step, start: start, measureFrom: measureFrom}
 }
 
