@@ -207,7 +207,7 @@ func secondsText(s float64) string {
 // baseline's did. A step run alone (a subtest picked by go test -run) does
 // not, and is compared unpaired.
 func (s *Measurement) followsBaseline(rate float64) bool {
-	recorded := recordedSteps(s.engine.Baseline)
+	recorded := recordedSteps(s.plan.Baseline)
 	k := len(s.report.Steps)
 	if k >= len(recorded) || recorded[k] != s.StepName(rate) {
 		return false

@@ -20,7 +20,7 @@ import (
 // and Sweep run their steps through Step, and slotest.Run runs each step as
 // a subtest.
 type Measurement struct {
-	engine stepPlan
+	plan   stepPlan // the Plan, settled, that each step's plan starts from
 	report *report.Report
 	next   int // the workload index the next step starts at
 
@@ -51,7 +51,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Measurement{engine: stepPlan{Plan: plan}, endpoint: ep}
+	s := &Measurement{plan: stepPlan{Plan: plan}, endpoint: ep}
 	if err := s.prepare(ctx, plan.Fixture); err != nil {
 		s.Close()
 		return nil, err
@@ -60,7 +60,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 }
 
 func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
-	cfg := s.engine.Plan
+	cfg := s.plan.Plan
 	if s.endpoint.Model == "" || (cfg.MaxModelLen == 0 && s.endpoint.MaxModelLen == 0) {
 		if err := s.endpoint.checkHealth(ctx); err != nil {
 			return err
@@ -102,7 +102,7 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	}
 	s.generator = g
 	info := fx.Info()
-	s.engine = stepPlan{
+	s.plan = stepPlan{
 		Plan:                  cfg,
 		TargetInfo:            s.endpoint.Info(),
 		Send:                  dispatch.Sender{Doer: c},
@@ -118,17 +118,17 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		// Open checked every setting a pairing needs (checkBaseline).
 		baselinePaired: cfg.Baseline != nil,
 	}
-	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
+	s.plan.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
 	if err := s.openRecords(); err != nil {
 		return err
 	}
 	if fx.Sessions != nil {
 		s.useSessions(g, fx)
 	}
-	if err := s.engine.settle(); err != nil {
+	if err := s.plan.settle(); err != nil {
 		return err
 	}
-	s.report = s.engine.newReport()
+	s.report = s.plan.newReport()
 	s.report.Shard = cfg.shardInfo()
 	s.report.Fit = fit(ctx, s.endpoint, hc, fx, maxLen, cfg.FitMargin)
 	tellFit(cfg.Progress, s.report.Fit)
@@ -136,10 +136,10 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 }
 
 // StepName is the name of the step at rate, as a subtest would be called.
-func (s *Measurement) StepName(rate float64) string { return stepName(s.engine.Arrival, rate) }
+func (s *Measurement) StepName(rate float64) string { return stepName(s.plan.Arrival, rate) }
 
 // Steps lists the rates the measurement's steps run at.
-func (s *Measurement) Steps() []float64 { return s.engine.Steps() }
+func (s *Measurement) Steps() []float64 { return s.plan.Steps() }
 
 // Report is the report so far.
 func (s *Measurement) Report() *report.Report { return s.report }
@@ -171,10 +171,10 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	return st, err
 }
 
-// nextStepPlan is the engine plan of the next step, at rate: where its
+// nextStepPlan is the plan of the next step, at rate: where its
 // schedule starts, its place in the run, and whether a baseline pairs it.
 func (s *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
-	p := s.engine
+	p := s.plan
 	if p.Arrival.Kind == arrival.Trace && s.rows > 0 && s.next%s.rows != 0 {
 		// A trace replay sends row k of the fixture at the trace's arrival
 		// k: every step starts its schedule at the trace's beginning, so
@@ -207,7 +207,7 @@ func (s *Measurement) preparePrompts(ctx context.Context, rate float64, p stepPl
 	if err := s.prepareSessions(ctx, rate, p); err != nil {
 		return err
 	}
-	if s.sessions == nil && s.generator != nil && s.engine.API == workload.APIChat {
+	if s.sessions == nil && s.generator != nil && s.plan.API == workload.APIChat {
 		return s.prepareAhead(ctx, promptsAhead(rate, p, 64))
 	}
 	return nil
@@ -220,7 +220,7 @@ func (s *Measurement) measureStep(ctx context.Context, rate float64, p stepPlan)
 	st, used, err := runStep(ctx, p, rate, s.next)
 	s.next += used
 	var retried []string
-	for s.engine.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
+	for s.plan.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
 		retried = append(retried, st.Hazards[0].Kind+": "+st.Hazards[0].Message)
 		st, used, err = runStep(ctx, p, rate, s.next)
 		s.next += used
@@ -237,8 +237,8 @@ func (s *Measurement) addStep(st *report.StepReport, err error) {
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
-		if s.engine.Progress != nil {
-			s.engine.Progress.StepEnded(st)
+		if s.plan.Progress != nil {
+			s.plan.Progress.StepEnded(st)
 		}
 	}
 	if err != nil {
@@ -253,7 +253,7 @@ func (s *Measurement) addStep(st *report.StepReport, err error) {
 // coordinated-omission trap beside an open-loop step; its report is not
 // added to the measurement's report.
 func (s *Measurement) ClosedLoop(ctx context.Context, clients int) (*report.StepReport, error) {
-	st, used, err := runClosedLoop(ctx, s.engine, clients, s.next)
+	st, used, err := runClosedLoop(ctx, s.plan, clients, s.next)
 	s.next += used
 	return st, err
 }

@@ -53,7 +53,7 @@ func (p *stepPlan) flushRecords() {
 
 // openRecords creates the measurement's requests file, when one is asked for.
 func (s *Measurement) openRecords() error {
-	path := s.engine.RequestsOut
+	path := s.plan.RequestsOut
 	if path == "" {
 		return nil
 	}
@@ -61,13 +61,13 @@ func (s *Measurement) openRecords() error {
 	if err != nil {
 		return err
 	}
-	s.engine.Records = r
+	s.plan.Records = r
 	return nil
 }
 
 // RequestsPath is where the measurement writes its per-request records; empty
 // when it writes none.
-func (s *Measurement) RequestsPath() string { return s.engine.RequestsOut }
+func (s *Measurement) RequestsPath() string { return s.plan.RequestsOut }
 
 // CloseRecords writes out and closes the per-request records the measurement
 // opened, and says whether every record reached the file. Close closes
@@ -75,8 +75,8 @@ func (s *Measurement) RequestsPath() string { return s.engine.RequestsOut }
 // be called more than once; a plan's own Records are the caller's to
 // close.
 func (s *Measurement) CloseRecords() error {
-	if s.engine.Records == nil || s.engine.RequestsOut == "" {
+	if s.plan.Records == nil || s.plan.RequestsOut == "" {
 		return nil
 	}
-	return s.engine.Records.Close()
+	return s.plan.Records.Close()
 }

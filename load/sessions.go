@@ -56,17 +56,17 @@ func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 	}
 	s.sessions = ss
 	s.rows = ss.Len()
-	s.engine.Sessions = &SessionReplay{Source: ss, ThinkScale: s.engine.ThinkTimeScale, MaxThink: s.engine.MaxThink,
+	s.plan.Sessions = &SessionReplay{Source: ss, ThinkScale: s.plan.ThinkTimeScale, MaxThink: s.plan.MaxThink,
 		ThinkIsGap: fx.Provenance.ThinkIsGap}
-	s.engine.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
-	s.engine.Trace = nil
+	s.plan.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
+	s.plan.Trace = nil
 	if fx.Provenance.SessionsTimed {
 		offs := make([]time.Duration, len(fx.Sessions))
 		for i, root := range fx.Sessions {
 			offs[i] = root.StartOffset
 		}
 		if slices.IsSorted(offs) {
-			s.engine.Trace = offs
+			s.plan.Trace = offs
 		}
 	}
 }
@@ -74,7 +74,7 @@ func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 // prepareSessions measures the chat prompts of the sessions the next step
 // may start, before it starts: their turns are not built on the send path.
 func (s *Measurement) prepareSessions(ctx context.Context, rate float64, p stepPlan) error {
-	if s.sessions == nil || s.engine.API != workload.APIChat {
+	if s.sessions == nil || s.plan.API != workload.APIChat {
 		return nil
 	}
 	return s.sessions.PrepareSessions(ctx, s.next, s.next+promptsAhead(rate, p, 8))

@@ -186,15 +186,15 @@ const startLead = 250 * time.Millisecond
 // offset: step k starts at StartAt plus the previous steps' warm-up,
 // duration and drain bound, so shards stay aligned without talking.
 func (s *Measurement) nextStepStart(p *stepPlan) error {
-	if s.engine.Sessions != nil && (s.engine.Shard.Sharded() || !s.engine.StartAt.IsZero()) {
+	if s.plan.Sessions != nil && (s.plan.Shard.Sharded() || !s.plan.StartAt.IsZero()) {
 		// A session's turns follow one another on one client, and its
 		// step starts when it is ready (runSessionStep).
 		return errors.New("a session replay cannot be sharded or started at a set time")
 	}
-	if s.engine.StartAt.IsZero() {
+	if s.plan.StartAt.IsZero() {
 		return nil
 	}
-	p.StepStart = s.engine.StartAt.Add(s.startOffset)
+	p.StepStart = s.plan.StartAt.Add(s.startOffset)
 	if s.startOffset == 0 {
 		if err := checkStartAt(p.StepStart); err != nil {
 			return err
@@ -207,7 +207,7 @@ func (s *Measurement) nextStepStart(p *stepPlan) error {
 // prepareAhead builds the prompts of the step's requests from s.next ahead
 // of the step (a shard only its own share).
 func (s *Measurement) prepareAhead(ctx context.Context, n int) error {
-	sh := s.engine.Shard
+	sh := s.plan.Shard
 	if !sh.Sharded() {
 		return s.generator.PrepareRange(ctx, s.next, s.next+n)
 	}
