@@ -138,8 +138,8 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 // StepName is the name of the step at rate, as a subtest would be called.
 func (s *Measurement) StepName(rate float64) string { return stepName(s.plan.Arrival, rate) }
 
-// Steps lists the rates the measurement's steps run at.
-func (s *Measurement) Steps() []float64 { return s.plan.Steps() }
+// Rates lists the rates the measurement's steps run at.
+func (s *Measurement) Rates() []float64 { return s.plan.runRates() }
 
 // Report is the report so far.
 func (s *Measurement) Report() *report.Report { return s.report }
@@ -147,7 +147,7 @@ func (s *Measurement) Report() *report.Report { return s.report }
 // steps runs every step in turn. When ctx ends it returns the report so
 // far, marked partial, with ctx's error: nothing measured is lost.
 func (s *Measurement) steps(ctx context.Context) (*report.Report, error) {
-	for _, rate := range s.Steps() {
+	for _, rate := range s.Rates() {
 		if _, err := s.Step(ctx, rate); err != nil {
 			return s.report, err
 		}
@@ -188,7 +188,7 @@ func (s *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
 	p.judge.BaselinePaired = p.baselinePaired && s.followsBaseline(rate)
 	p.StepIndex = len(s.report.Steps) + 1
 	if !s.openEnded {
-		p.StepCount = max(len(s.Steps()), p.StepIndex)
+		p.StepCount = max(len(s.Rates()), p.StepIndex)
 	}
 	return p, nil
 }

@@ -101,9 +101,9 @@ func stepName(a arrival.Spec, rate float64) string {
 	return fmt.Sprintf("rate=%g", rate)
 }
 
-// Steps lists the rates a plan runs: its Rates, or one step for a trace
+// runRates lists the rates a plan runs: its Rates, or one step for a trace
 // replayed at its own pace.
-func (p *stepPlan) Steps() []float64 {
+func (p *stepPlan) runRates() []float64 {
 	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
 		return []float64{0}
 	}

@@ -86,7 +86,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			t.Logf("slotest: baseline recorded in %s", cfg.baselinePath)
 		})
 	}
-	for _, rate := range s.Steps() {
+	for _, rate := range s.Rates() {
 		t.Run(s.StepName(rate), func(t *testing.T) {
 			t.Helper() // with Run a helper too, a failure points at the user's call of Run
 			st, err := s.Step(t.Context(), rate)
