@@ -122,7 +122,7 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 //  3. Otherwise any failed SLO fails it; else it passes.
 //
 // Each hazard check has already asked whether it could change the
-// verdict; settle moves those a failure outranks to the notes.
+// verdict; hazardsToNotes moves those a failure outranks to the notes.
 func verdictOf(j Judgement) report.Verdict {
 	conclusiveFail, errorsFail, fail := false, false, false
 	for _, r := range j.SLO {
@@ -236,7 +236,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	j.HazardsOff = append([]string(nil), th.Off...)
 	j.NotJudged = notJudged(&judged, ev, c)
 	j.Verdict = verdictOf(j)
-	j.settle()
+	j.hazardsToNotes()
 	j.Apply(&judged)
 	j.Binding = Binding(&judged, c.MaxNumSeqs)
 	return j

@@ -40,10 +40,10 @@ func (j Judgement) hasHazard(kind string) bool {
 	return slices.ContainsFunc(j.Hazards, func(h report.Hazard) bool { return h.Kind == kind })
 }
 
-// settle moves the hazards of a step that failed anyway to its notes: a
+// hazardsToNotes moves the hazards of a step that failed anyway to its notes: a
 // failure that stands whatever they say (rule 1) is one they could not
 // have changed, so a step's hazards are exactly what made it invalid.
-func (j *Judgement) settle() {
+func (j *Judgement) hazardsToNotes() {
 	if j.Verdict == report.VerdictInvalid || len(j.Hazards) == 0 {
 		return
 	}
