@@ -34,9 +34,9 @@ type OpenLoop struct {
 	Sender
 	// Sink receives every outcome.
 	Sink OutcomeSink
-	// Prepare is how many requests are built ahead of the schedule.
+	// Lookahead is how many requests are built ahead of the schedule.
 	// Zero means 256.
-	Prepare int
+	Lookahead int
 	// Cancel abandons a drawn fraction of requests mid-stream (a user
 	// pressing stop); the zero plan abandons none.
 	Cancel CancelPlan
@@ -147,7 +147,7 @@ dispatch:
 
 // prepare builds requests ahead of the schedule on one goroutine.
 func (d *OpenLoop) prepare(ctx context.Context) (<-chan workload.Request, func()) {
-	ahead := d.Prepare
+	ahead := d.Lookahead
 	if ahead <= 0 {
 		ahead = 256
 	}

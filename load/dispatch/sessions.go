@@ -68,10 +68,10 @@ type SessionLoop struct {
 	// kept no response ends): turn t+1 is then intended at turn t's
 	// intended time plus the gap, or at its response's end if later.
 	ThinkIsGap bool
-	// Prepare is how many sessions' first turns are built ahead of their
+	// Lookahead is how many sessions' first turns are built ahead of their
 	// start; zero means 16. Later turns are built while the previous one
 	// runs.
-	Prepare int
+	Lookahead int
 }
 
 // SessionLoopResult says how a session replay ended.
@@ -165,7 +165,7 @@ type firstTurn struct {
 // prepareFirst builds the sessions' first turns ahead of their starts on
 // one goroutine, so that building a long prompt is not paid as send lag.
 func (d *SessionLoop) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
-	ahead := d.Prepare
+	ahead := d.Lookahead
 	if ahead <= 0 {
 		ahead = 16
 	}
