@@ -153,7 +153,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
 	n := cl.Run(context.Background())
 	closed, ev := rec.Summary()
-	verdict.JudgeSLOs(&closed, verdict.Config{SLOs: slos}).Apply(&closed)
+	verdict.JudgeSLOs(&closed, verdict.Criteria{SLOs: slos}).Apply(&closed)
 	assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
 	assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")
 	ratio := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)

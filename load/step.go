@@ -143,8 +143,8 @@ func finishStep(s *report.StepReport, due int) {
 }
 
 // judging is what the plan's steps are judged against.
-func (p *stepPlan) judging() verdict.Config {
-	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
+func (p *stepPlan) judging() verdict.Criteria {
+	c := verdict.Criteria{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
 	if p.FixtureInfo != nil {
 		c.MeanOutputTokens = p.FixtureInfo.OutputTokens.Mean
 	}

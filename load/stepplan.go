@@ -71,7 +71,7 @@ type stepPlan struct {
 
 	// judge is what verdict takes from the plan, the same for every step:
 	// derived once, by settle.
-	judge verdict.Config
+	judge verdict.Criteria
 }
 
 // settle checks what Open (or a test) joined to the plan, whose own

@@ -197,7 +197,7 @@ func punctual(t *testing.T, st report.StepReport) report.Verdict {
 	require.True(t, ok, "the report keeps the hazards' evidence")
 	slos, err := verdict.ParseSLOs([]string{"ttft.p50<=200ms", "itl.p90<=50ms"})
 	require.NoError(t, err)
-	verdict.Judge(&st, ev, verdict.Config{SLOs: slos, MeanOutputTokens: 8,
+	verdict.Judge(&st, ev, verdict.Criteria{SLOs: slos, MeanOutputTokens: 8,
 		Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}).Apply(&st)
 	return st.Verdict
 }

@@ -173,10 +173,10 @@ func Check(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
 	return judgeSLOs(s, []SLO{slo}, strict)[0]
 }
 
-// Config is what a step is judged against. Its zero Thresholds mean the
+// Criteria are what a step is judged against. Its zero Thresholds mean the
 // defaults (DefaultThresholds); turning a hazard off is explicit (see
 // Thresholds.Off).
-type Config struct {
+type Criteria struct {
 	SLOs   []SLO
 	Strict bool
 	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
@@ -211,7 +211,7 @@ type Config struct {
 // notes and verdict from what was measured (the report and the recorder's
 // evidence), and returns them: s is left as it was, and Apply writes the
 // judgement into it. It does no I/O.
-func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
+func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 	slos := Guarded(c.SLOs)
 	th := c.Thresholds.Resolved()
 	j := Judgement{SLO: judgeSLOs(s, slos, c.Strict)}
@@ -246,7 +246,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 // hazards cannot be judged (a closed loop has no schedule to keep): its
 // judgement holds no hazards, notes, overload or binding. s is left as it
 // was.
-func JudgeSLOs(s *report.StepReport, c Config) Judgement {
+func JudgeSLOs(s *report.StepReport, c Criteria) Judgement {
 	j := Judgement{SLO: judgeSLOs(s, Guarded(c.SLOs), c.Strict)}
 	j.Verdict = verdictOf(j)
 	return j

@@ -19,7 +19,7 @@ type Judgement struct {
 	NotJudged    []report.NotJudged
 	Verdict      report.Verdict
 	Binding      *report.Binding
-	// Baseline holds the comparison with Config.Baseline; BaselineErr
+	// Baseline holds the comparison with Criteria.Baseline; BaselineErr
 	// says why the step could not be compared (the baseline has no such
 	// step, or did not measure the percentile), which a gate must not
 	// take for a pass.
