@@ -43,7 +43,7 @@ func quietThresholds() verdict.Thresholds {
 	return verdict.Thresholds{Off: []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}}
 }
 
-func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
+func TestRunMeasuresKnownTimingsThroughTheRunLoop(t *testing.T) {
 	if raceEnabled {
 		t.Skip("exact timings to the millisecond: run without -race, which slows the server and the client alike")
 	}

@@ -30,7 +30,7 @@ func TestImportingThePackageRegistersItsStarter(t *testing.T) {
 	assert.Len(t, s.Opts, 2)
 }
 
-// Bad options fail in vllm.Run, before the engine is asked anything.
+// Bad options fail in vllm.Run, before Docker is asked anything.
 func TestStarterPassesItsOptions(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 	s := Starter{Opts: []testcontainers.ContainerCustomizer{vllm.WithGPUs(0)}}
