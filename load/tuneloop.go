@@ -141,7 +141,7 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			return err
 		}
 		next := kneeOf(rep)
-		d := tune.Decide(prev, next, c)
+		d := tune.Assess(prev, next, c)
 		if !d.Keep && next.Fail == 0 && variantVerdict(rep) == report.VerdictInvalid {
 			d = tune.Decision{Why: stopWithoutKnee(rep)} // nothing to judge the change on
 		}
