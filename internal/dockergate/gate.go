@@ -25,8 +25,8 @@ type Action int
 // Actions.
 const (
 	RunTest  Action = iota // Docker answers
-	SkipTest               // no engine, and none is required
-	FailTest               // no engine, and one is required
+	SkipTest               // no Docker, and none is required
+	FailTest               // no Docker, and one is required
 )
 
 // Decide says what a container test does given whether the engine
