@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -42,7 +43,7 @@ func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, s
 // Each binding constraint, on a server built to make it bind: the sweep
 // names it at the knee.
 func TestSweepNamesWhatBinds(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	cases := []struct {
 		name    string
 		simArgs []string
