@@ -1,12 +1,21 @@
 package load
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/llmslo/llmslo/fixtures"
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -52,4 +61,161 @@ func RecordBaseline(r *report.Report, path string) error {
 		return fmt.Errorf("record baseline: %w", err)
 	}
 	return nil
+}
+
+// ErrBaselineMismatch is wrapped by the errors of a baseline recorded with
+// another workload (fixture, arrival, steps, SLOs, seed, API, duration,
+// warm-up or model): its steps did not send what this run's do, so a
+// comparison would say nothing of the server.
+var ErrBaselineMismatch = errors.New("cannot compare with the baseline")
+
+// ErrBaselineUnchecked is wrapped when the baseline predates the recorded
+// run settings (report.RunInfo), so that it cannot be checked.
+var ErrBaselineUnchecked = errors.New("cannot check the baseline against this run")
+
+// runInfo is what the plan sends, as a report records it.
+func (c *Plan) runInfo() *report.RunInfo {
+	return &report.RunInfo{Arrival: c.Arrival.String(), Steps: c.stepNames(), API: string(c.API),
+		DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds(), FixtureSHA256: fixtureHash(c.Fixture)}
+}
+
+// stepNames are the names of the plan's steps, in order.
+func (c *Plan) stepNames() []string {
+	if c.Arrival.Kind == arrival.Trace && c.Arrival.Speed > 0 {
+		return []string{stepName(c.Arrival, 0)}
+	}
+	names := make([]string, len(c.Rates))
+	for i, r := range c.Rates {
+		names[i] = stepName(c.Arrival, r)
+	}
+	return names
+}
+
+// fixtureHash is the SHA-256 of the fixture's content: what the requests
+// are made of, not its name or where it was read from.
+func fixtureHash(fx *fixtures.Fixture) string {
+	if fx == nil {
+		return ""
+	}
+	h := sha256.New()
+	content := struct {
+		Inputs, Outputs []int
+		Offsets         []time.Duration
+		BlockSize       int
+		Blocks          [][]uint64
+		Sessions        []*fixtures.Session
+	}{fx.Inputs, fx.Outputs, fx.Offsets, fx.BlockSize, fx.Blocks, fx.Sessions}
+	if err := json.NewEncoder(h).Encode(content); err != nil {
+		return "" // plain data always encodes
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// checkBaseline refuses a baseline recorded with another workload, before
+// the target starts: every setting that decides which requests a step
+// sends and when, and how it is judged. Server settings and the target are
+// not checked: they are what a baseline compares.
+func (c *Plan) checkBaseline() error {
+	b := c.Baseline
+	if b == nil {
+		return nil
+	}
+	if b.Run == nil || b.Fixture == nil {
+		return fmt.Errorf("%w: it was recorded before llmslo recorded a run's arrival, steps, API, duration, warm-up and fixture content; record it again",
+			ErrBaselineUnchecked)
+	}
+	run := c.runInfo()
+	var diffs []string
+	differ := func(field, recorded, current string) {
+		if recorded != current {
+			diffs = append(diffs, fmt.Sprintf("the baseline was recorded with %s %s, this run uses %s", field, recorded, current))
+		}
+	}
+	if b.Run.FixtureSHA256 != run.FixtureSHA256 {
+		differ("fixture", fixtureLabel(b.Fixture.Name, b.Run.FixtureSHA256), fixtureLabel(c.Fixture.Name, run.FixtureSHA256))
+	}
+	differ("arrival", b.Run.Arrival, run.Arrival)
+	differ("steps", strings.Join(recordedSteps(b), ","), strings.Join(run.Steps, ","))
+	differ("SLOs", sloSet(b.SLO), sloSet(c.sloSpecs()))
+	differ("seed", strconv.FormatInt(b.Seed, 10), strconv.FormatInt(c.Seed, 10))
+	differ("API", b.Run.API, run.API)
+	differ("duration", secondsText(b.Run.DurationS), secondsText(run.DurationS))
+	differ("warm-up", secondsText(b.Run.WarmupS), secondsText(run.WarmupS))
+	return mismatch(diffs)
+}
+
+// checkBaselineModel refuses a baseline of another model, once the
+// target's model is known (named, or the first the server lists).
+func checkBaselineModel(b *report.Report, model string) error {
+	if b == nil || b.Target.Model == model {
+		return nil
+	}
+	return mismatch([]string{fmt.Sprintf("the baseline was recorded with model %s, this run uses %s", b.Target.Model, model)})
+}
+
+func mismatch(diffs []string) error {
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s; record the baseline again with this run's settings, or run with the baseline's",
+		ErrBaselineMismatch, strings.Join(diffs, "; "))
+}
+
+// recordedSteps are the baseline's steps, as it ran them.
+func recordedSteps(b *report.Report) []string {
+	names := make([]string, len(b.Steps))
+	for i := range b.Steps {
+		names[i] = b.Steps[i].Name
+	}
+	return names
+}
+
+func fixtureLabel(name, hash string) string {
+	return fmt.Sprintf("%s (content sha256 %.12s)", name, hash)
+}
+
+// sloSpecs are the SLOs a report of the plan states.
+func (c *Plan) sloSpecs() []report.SLOSpec {
+	var out []report.SLOSpec
+	for _, s := range verdict.Guarded(c.SLOs) {
+		out = append(out, s.Spec())
+	}
+	return out
+}
+
+// sloSet writes SLOs in a canonical order, to compare and to name them.
+func sloSet(specs []report.SLOSpec) string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		if s.Metric == string(report.MetricErrorRate) {
+			out[i] = fmt.Sprintf("%s<=%g%%", s.Metric, 100*s.MaxRate)
+			continue
+		}
+		limit := time.Duration(math.Round(s.LimitMs * float64(time.Millisecond)))
+		out[i] = fmt.Sprintf("%s.p%g<=%s", s.Metric, s.Percentile, limit)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+func secondsText(s float64) string {
+	return time.Duration(s * float64(time.Second)).String()
+}
+
+// followsBaseline says the step at rate comes where the baseline's step of
+// its name came, after the same steps: its requests start where the
+// baseline's did. A step run alone (a subtest picked by go test -run) does
+// not, and is compared unpaired.
+func (s *Measurement) followsBaseline(rate float64) bool {
+	recorded := recordedSteps(s.engine.Baseline)
+	k := len(s.report.Steps)
+	if k >= len(recorded) || recorded[k] != s.StepName(rate) {
+		return false
+	}
+	for i := range k {
+		if s.report.Steps[i].Name != recorded[i] {
+			return false
+		}
+	}
+	return true
 }

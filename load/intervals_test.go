@@ -100,7 +100,7 @@ func TestBaselineRatioIntervalAgainstKnownServers(t *testing.T) {
 	base := &report.Report{Seed: 7, Steps: []report.StepReport{steps[0]}}
 	again, slow := steps[1], steps[2]
 
-	cs, err := verdict.CompareBaseline(base, &again, 7, 0.10)
+	cs, err := verdict.CompareBaseline(base, &again, true, 0.10)
 	require.NoError(t, err)
 	for _, c := range cs {
 		require.NotNil(t, c.RatioCI95, "%s: eleven seconds make eleven blocks", c.Metric)
@@ -116,7 +116,7 @@ func TestBaselineRatioIntervalAgainstKnownServers(t *testing.T) {
 		assert.False(t, c.Regressed, "%s: %+v", c.Metric, c)
 	}
 
-	cs, err = verdict.CompareBaseline(base, &slow, 7, 0.10)
+	cs, err = verdict.CompareBaseline(base, &slow, true, 0.10)
 	require.NoError(t, err)
 	for _, c := range cs {
 		if c.Metric != string(report.MetricTTFT) {

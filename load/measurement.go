@@ -37,31 +37,16 @@ type Measurement struct {
 	openEnded bool
 }
 
-// newMeasurement measures an engine plan built by hand (its own Doer and
-// Workload): the engine without a target, for tests.
-func newMeasurement(p stepPlan) (*Measurement, error) {
-	if err := p.settle(); err != nil {
-		return nil, err
-	}
-	return &Measurement{engine: p, report: p.newReport()}, nil
-}
-
-// runPlan runs every step of an engine plan built by hand and returns the
-// report; when ctx ends it returns the report so far, marked partial.
-func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
-	s, err := newMeasurement(p)
-	if err != nil {
-		return nil, err
-	}
-	return s.steps(ctx)
-}
-
 // Open starts (or reaches) the plan's target and prepares the workload.
 // Close releases them.
 func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
+	if err := plan.checkBaseline(); err != nil {
+		return nil, err // before the target starts: nothing was sent
+	}
+	plan.Arrival = plan.arrival() // a Process is no trace, and the report names it
 	ep, err := plan.Target.Start(ctx)
 	if err != nil {
 		return nil, err
@@ -80,6 +65,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		if err := s.endpoint.checkHealth(ctx); err != nil {
 			return err
 		}
+	}
+	if err := checkBaselineModel(cfg.Baseline, s.endpoint.Model); err != nil {
+		return err // known now, before any probe or step sends a request
 	}
 	hc := s.endpoint.httpClient()
 	maxLen := cfg.MaxModelLen
@@ -104,6 +92,9 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if err != nil {
 		return err
 	}
+	if err := features.checkLengths(cfg.LengthsAdvisory); err != nil {
+		return err
+	}
 	features.workloadOptions(&wopts)
 	g, err := workload.New(fx, wopts)
 	if err != nil {
@@ -124,8 +115,10 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 		HTTPClient:            hc,
 		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
 		Features:              features,
+		// Open checked every setting a pairing needs (checkBaseline).
+		baselinePaired: cfg.Baseline != nil,
 	}
-	s.engine.TargetInfo.Notes = features.notes()
+	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
 	if err := s.openRecords(); err != nil {
 		return err
 	}
@@ -166,7 +159,7 @@ func (s *Measurement) steps(ctx context.Context) (*report.Report, error) {
 // Its report is added to the measurement's report, also when ctx cut it
 // short (then marked partial and returned with ctx's error).
 func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
-	p, err := s.stepPlanAt(rate)
+	p, err := s.nextStepPlan(rate)
 	if err != nil {
 		return nil, err
 	}
@@ -178,9 +171,9 @@ func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepRepor
 	return st, err
 }
 
-// stepPlanAt is the engine plan of the next step: where its schedule
-// starts and its place in the run.
-func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
+// nextStepPlan is the engine plan of the next step, at rate: where its
+// schedule starts, its place in the run, and whether a baseline pairs it.
+func (s *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
 	p := s.engine
 	if p.Arrival.Kind == arrival.Trace && s.rows > 0 && s.next%s.rows != 0 {
 		// A trace replay sends row k of the fixture at the trace's arrival
@@ -192,6 +185,7 @@ func (s *Measurement) stepPlanAt(rate float64) (stepPlan, error) {
 	if err := s.nextStepStart(&p); err != nil {
 		return p, err
 	}
+	p.judge.BaselinePaired = p.baselinePaired && s.followsBaseline(rate)
 	p.StepIndex = len(s.report.Steps) + 1
 	if !s.openEnded {
 		p.StepCount = max(len(s.Steps()), p.StepIndex)
@@ -243,9 +237,6 @@ func (s *Measurement) addStep(st *report.StepReport, err error) {
 	if st != nil {
 		s.report.Steps = append(s.report.Steps, *st)
 		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
-		if s.engine.OnStep != nil {
-			s.engine.OnStep(*st)
-		}
 		if s.engine.Progress != nil {
 			s.engine.Progress.StepEnded(st)
 		}

@@ -82,7 +82,7 @@ func dueOf(s *report.StepReport) int {
 // mergedJudging is what the shards' steps were judged against, read back
 // from a shard's report.
 func mergedJudging(r *report.Report) (verdict.Config, error) {
-	c := verdict.Config{Strict: r.Shard.Strict, InProcessServer: r.Target.Kind == KindSim}
+	c := verdict.Config{Strict: r.Shard.Strict, LengthsAdvisory: r.Shard.LengthsAdvisory, InProcessServer: r.Target.Kind == KindSim}
 	for _, sp := range r.SLO {
 		s, err := verdict.SLOFromSpec(sp)
 		if err != nil {

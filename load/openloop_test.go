@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/simtest"
-	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
@@ -38,13 +37,6 @@ func engineClient(t *testing.T, url string) *client.Client {
 	return c
 }
 
-func mustSLOs(t *testing.T, exprs ...string) []verdict.SLO {
-	t.Helper()
-	s, err := verdict.ParseSLOs(exprs)
-	require.NoError(t, err)
-	return s
-}
-
 // quietThresholds keep client-side hazards out of tests that are not about
 // them: the test machine is shared and noisy.
 func quietThresholds() verdict.Thresholds {
@@ -57,10 +49,9 @@ func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
 	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(64, 20),
-		Plan: Plan{Rates: []float64{10}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 2 * time.Second, Warmup: 200 * time.Millisecond, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"), Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(64, 20), []float64{10}, 2*time.Second, testSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"))
+	p.Warmup = 200 * time.Millisecond
+	p.DrainTimeout = 5 * time.Second
 	records := recordLines(t, &p)
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
@@ -139,14 +130,12 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	t.Parallel() // light (TestMain): 30 req/s of 10-token streams, limits of hundreds of ms
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	slos := mustSLOs(t, "ttft.p95<=300ms")
+	slos := testSLOs(t, "ttft.p95<=300ms")
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 10),
-		Plan: Plan{Rates: []float64{30}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 3 * time.Second, DrainTimeout: 20 * time.Second,
-			SLOs: slos, Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(16, 10), []float64{30}, 3*time.Second, slos)
+	p.DrainTimeout = 20 * time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	open := rep.Steps[0]
@@ -175,10 +164,8 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 10),
-		Plan: Plan{Rates: []float64{5}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 3 * time.Second, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p95<=300ms"), Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(16, 10), []float64{5}, 3*time.Second, testSLOs(t, "ttft.p95<=300ms"))
+	p.DrainTimeout = 5 * time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -210,10 +197,8 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
 			require.NoError(t, err)
 			defer c.Close()
-			p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 4),
-				Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-					Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
-					SLOs: mustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"), Thresholds: quietThresholds()}}
+			p := handPlan(c, fixedWorkload(8, 4), []float64{20}, 500*time.Millisecond, testSLOs(t, "error_rate<=1%", "ttft.p50<=1s"))
+			p.DrainTimeout = 5 * time.Second
 			done := make(chan struct{})
 			var rep *report.Report
 			go func() { defer close(done); rep, err = runPlan(context.Background(), p) }()
@@ -250,10 +235,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 func TestNoUsageIsCountedAndReported(t *testing.T) {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 5),
-		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 500 * time.Millisecond,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(8, 5), []float64{20}, 500*time.Millisecond, testSLOs(t, "error_rate<=1%"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -267,10 +249,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	// notwithstanding.
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 20),
-		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 500 * time.Millisecond,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(8, 20), []float64{20}, 500*time.Millisecond, testSLOs(t, "error_rate<=1%"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -290,10 +269,7 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(8, 2),
-		Plan: Plan{Rates: []float64{20, 40}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 10 * time.Second,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: quietThresholds()}}
+	p := handPlan(c, fixedWorkload(8, 2), []float64{20, 40}, 10*time.Second, testSLOs(t, "error_rate<=1%"))
 	start := time.Now()
 	rep, err := runPlan(ctx, p)
 	require.ErrorIs(t, err, context.DeadlineExceeded)

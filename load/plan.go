@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
@@ -37,9 +38,14 @@ type Plan struct {
 	// Fixture holds the request lengths to replay (and sessions, and
 	// arrival times, when it has them); package fixtures/formats opens
 	// one by name or path.
-	Fixture  *fixtures.Fixture
-	Rates    []float64
-	Arrival  arrival.Spec
+	Fixture *fixtures.Fixture
+	Rates   []float64
+	Arrival arrival.Spec
+	// Process, when set, is a custom arrival process that replaces
+	// Arrival: it gives each step's whole schedule (warm-up and measured
+	// window as one, at the step's rate) and a step sends every offset it
+	// returns. The report names the step's arrival "custom".
+	Process  arrival.Process
 	Duration time.Duration
 	Warmup   time.Duration
 	Seed     int64
@@ -105,12 +111,21 @@ type Plan struct {
 	// requests of the fixture's p95 size before Fit reports a finding
 	// (report.Fit); zero means 1.
 	FitMargin float64
+	// LengthsAdvisory declares a server that stops at EOS whatever
+	// ignore_eos says (it cannot honour the asked output lengths): its
+	// outputs are judged as given, a short one counted (length_ended_early)
+	// rather than taken as a mismatch, and a step whose outputs came back
+	// short says the workload was lighter than asked. Without it a step
+	// whose outputs came back short is invalid (length_mismatch), and a
+	// URL target that ignores ignore_eos in the probe is refused.
+	LengthsAdvisory bool
 	// Overload, when set, runs every step as an overload step: judged by
 	// the overload gate (verdict.JudgeOverload) instead of the error guard
 	// that counts shed requests against the server.
 	Overload *verdict.Overload
 	// Baseline, when set, is a recorded report (ReadBaseline) each step is
-	// compared with; BaselineTolerance is the slowdown allowed.
+	// compared with; BaselineTolerance is the slowdown allowed, a positive
+	// fraction (DefaultPlan holds DefaultBaselineTolerance).
 	Baseline          *report.Report
 	BaselineTolerance float64
 	// Progress watches each step as it runs (internal/progress draws it
@@ -139,6 +154,8 @@ func DefaultPlan() Plan {
 		Salt:             true,
 		ResetPrefixCache: true,
 		ThinkTimeScale:   1,
+		// Used only with a Baseline, which must allow some slowdown.
+		BaselineTolerance: DefaultBaselineTolerance,
 	}
 }
 
@@ -148,43 +165,98 @@ func (c *Plan) validate() error {
 		return errors.New("the plan has no target")
 	case c.Fixture == nil:
 		return errors.New("the plan has no fixture")
-	case c.Arrival.Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
+	case c.arrival().Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
 		return fmt.Errorf("arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
 	}
-	if c.Duration <= 0 {
-		return fmt.Errorf("step duration %v must be positive", c.Duration)
-	}
-	if c.Warmup < 0 {
-		return fmt.Errorf("warm-up %v must not be negative", c.Warmup)
-	}
-	for _, r := range c.Rates {
-		if r <= 0 {
-			return fmt.Errorf("rate %g must be positive", r)
-		}
-	}
-	if err := c.Thresholds.Validate(); err != nil {
-		return err
-	}
-	if c.StarvedRetries < 0 {
-		return fmt.Errorf("StarvedRetries %d must not be negative", c.StarvedRetries)
-	}
-	if err := c.validateThink(); err != nil {
-		return err
-	}
-	if err := c.validateCancel(); err != nil {
+	if err := c.checkSettings(); err != nil {
 		return err
 	}
 	return c.validateShard()
 }
 
+// checkSettings checks every setting that needs neither the target nor the
+// fixture, each here alone: the faces only rename the fields of the
+// *SettingError it returns (NameSettings).
+func (c *Plan) checkSettings() error {
+	for _, check := range []func() error{c.checkPacing, c.checkRates, c.Thresholds.Validate, c.checkRetries, c.checkJudging, c.validateThink, c.validateCancel} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// customArrival is the arrival a Plan.Process gives its steps, as the
+// report names it.
+const customArrival arrival.Kind = "custom"
+
+// arrival is what the steps follow: Arrival, unless a Process replaces it.
+func (c *Plan) arrival() arrival.Spec {
+	if c.Process != nil {
+		return arrival.Spec{Kind: customArrival}
+	}
+	return c.Arrival
+}
+
+// MaxRate bounds a step's rate: a million requests per second is past
+// any one server, and bounds the schedule a step builds.
+const MaxRate = 1e6
+
+// checkRates checks Rates: one step at each, but for a trace replayed at
+// its own pace, which takes none.
+func (c *Plan) checkRates() error {
+	if a := c.arrival(); a.Kind == arrival.Trace && a.Speed > 0 {
+		return nil
+	}
+	if len(c.Rates) == 0 {
+		return &SettingError{Field: "Rates", Problem: "is required, e.g. {Rates} 2,4,8"}
+	}
+	for _, r := range c.Rates {
+		if !(r > 0 && r <= MaxRate) {
+			return &SettingError{Field: "Rates", Value: fmt.Sprint(r), Problem: fmt.Sprintf("want a positive number of requests per second, at most %.0f", float64(MaxRate))}
+		}
+	}
+	return nil
+}
+
+// checkPacing checks the step's length and its warm-up's.
+func (c *Plan) checkPacing() error {
+	if c.Duration <= 0 {
+		return &SettingError{Field: "Duration", Value: c.Duration.String(), Problem: "want a positive duration"}
+	}
+	if c.Warmup < 0 {
+		return &SettingError{Field: "Warmup", Value: c.Warmup.String(), Problem: "want 0 (none) or a positive duration"}
+	}
+	return nil
+}
+
+// checkJudging checks the settings that qualify others: the fit margin,
+// the baseline's tolerance, the reset of running requests.
+func (c *Plan) checkJudging() error {
+	switch {
+	case !(c.FitMargin >= 0) || math.IsInf(c.FitMargin, 0):
+		return &SettingError{Field: "FitMargin", Value: fmt.Sprint(c.FitMargin), Problem: "want a positive number of times max_num_seqs (0: 1)"}
+	case c.Baseline != nil && (!(c.BaselineTolerance > 0) || math.IsInf(c.BaselineTolerance, 0)):
+		return &SettingError{Field: "BaselineTolerance", Value: fmt.Sprint(c.BaselineTolerance), Problem: "want a positive fraction, e.g. 0.1"}
+	case c.ResetRunningRequests && !c.ResetPrefixCache:
+		return &SettingError{Field: "ResetRunningRequests", Problem: "qualifies the prefix-cache reset, which {ResetPrefixCache} turns off"}
+	}
+	return nil
+}
+
+func (c *Plan) checkRetries() error {
+	if c.StarvedRetries < 0 {
+		return &SettingError{Field: "StarvedRetries", Value: fmt.Sprint(c.StarvedRetries), Problem: "must not be negative"}
+	}
+	return nil
+}
+
 // DrainBound is how long a step waits for its last requests after its last
 // send: DrainTimeout, or the larger of the dispatcher's default and the
 // step's duration.
-func (c *Plan) DrainBound() time.Duration { return drainBound(c.DrainTimeout, c.Duration) }
-
-func drainBound(set, step time.Duration) time.Duration {
-	if set > 0 {
-		return set
+func (c *Plan) DrainBound() time.Duration {
+	if c.DrainTimeout > 0 {
+		return c.DrainTimeout
 	}
-	return max(dispatch.DefaultDrainTimeout, step)
+	return max(dispatch.DefaultDrainTimeout, c.Duration)
 }

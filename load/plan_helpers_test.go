@@ -4,13 +4,17 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/dispatch"
+	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -41,6 +45,8 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
 }
 
+func (s testSim) VLLMArgs(args []string) (vllm, simOnly []string) { return vllmsim.VLLMArgs(args) }
+
 func (s testSim) WithFlags(flags []string) (Target, error) {
 	args := append(slices.Clone(s.args), flags...)
 	cfg, err := vllmsim.ParseServeArgs(args)
@@ -69,3 +75,23 @@ func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 }
 
 func (s testSim) ServeArgs() []string { return slices.Clone(s.args) }
+
+// runPlan runs every step of a plan built by hand (its own Doer and
+// Workload, no target) through Measurement.Step, as Measure does; when ctx
+// ends it returns the report so far, marked partial. Its settings are the
+// test's: Open's validation is tested through Open.
+func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
+	if err := p.settle(); err != nil {
+		return nil, err
+	}
+	s := &Measurement{engine: p, report: p.newReport()}
+	return s.steps(ctx)
+}
+
+// handPlan is a plan built by hand, for runPlan: the test's own Doer and
+// Workload (nil for a session replay), constant arrivals, and client-side
+// hazards quiet. Tests set any other field on what it returns.
+func handPlan(doer dispatch.Doer, work workload.Workload, rates []float64, d time.Duration, slos []verdict.SLO) stepPlan {
+	return stepPlan{Send: dispatch.Sender{Doer: doer}, Workload: work, Plan: Plan{Rates: rates,
+		Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: d, SLOs: slos, Thresholds: quietThresholds()}}
+}

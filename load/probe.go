@@ -20,9 +20,9 @@ import (
 // serverFeatures is what a short probe before the first step found of a
 // server llmslo did not start (a URL target): whether it takes token-id
 // prompts, has vLLM's /tokenize, and, when it has not, how many tokens its
-// tokenizer makes of llmslo's text, from the usage.prompt_tokens it reports.
-// The simulator and the vLLM container have all of vLLM's extras and are
-// not probed.
+// tokenizer makes of llmslo's text, from the usage.prompt_tokens it
+// reports; and whether it honours ignore_eos. The simulator and the vLLM
+// container have all of vLLM's extras and are not probed.
 type serverFeatures struct {
 	// TextPrompts: the server rejected token-id prompts on the
 	// completions API (rejected holds its message), so prompts go as text.
@@ -38,6 +38,12 @@ type serverFeatures struct {
 	// unsized says why text prompts could not be sized (the server
 	// failed the probes): they are then estimates at a token a word.
 	unsized string
+	// EndsEarly: asked for eosProbeTokens with ignore_eos and min_tokens,
+	// the server reported fewer (eosGot): it stops at EOS whatever
+	// ignore_eos says. A probe that failed or reported no usage tells
+	// nothing, and the steps hold the server to the lengths.
+	EndsEarly bool
+	eosGot    int
 }
 
 // sizedTolerance is how far off a prompt sized from the fitted model (not
@@ -61,18 +67,49 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 	f := &serverFeatures{Tokenize: hasTokenize(ctx, ep, hc)}
 	if api == workload.APICompletions {
 		ids := []int{workload.DefaultVocabMin, workload.DefaultVocabMin + 1, workload.DefaultVocabMin + 2}
-		status, msg, _, err := probeRequest(ctx, ep, hc, api, ids)
+		status, msg, _, err := probeRequest(ctx, ep, hc, api, ids, 1)
 		if err == nil && status/100 == 4 {
 			f.TextPrompts, f.rejected = true, msg
 		}
 	}
-	if api == workload.APICompletions && !f.TextPrompts || api == workload.APIChat && f.Tokenize {
-		return f, nil // prompts are exact: token ids, or chat text measured by /tokenize
+	exact := api == workload.APICompletions && !f.TextPrompts || api == workload.APIChat && f.Tokenize
+	if !exact { // prompts are exact as token ids, or as chat text measured by /tokenize
+		if err := f.size(ctx, ep, hc, api); err != nil {
+			return nil, err
+		}
 	}
-	if err := f.size(ctx, ep, hc, api); err != nil {
-		return nil, err
-	}
+	f.probeEOS(ctx, ep, hc, api)
 	return f, nil
+}
+
+// eosProbeTokens is the output the ignore_eos probe asks for: enough for
+// a model to reach its end of text on a plain prompt, cheap on any server.
+const eosProbeTokens = 16
+
+// probeEOS asks for eosProbeTokens of output with ignore_eos and
+// min_tokens, as every request of the load does, and notes a server that
+// gave fewer.
+func (f *serverFeatures) probeEOS(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API) {
+	var prompt any = []int{workload.DefaultVocabMin, workload.DefaultVocabMin + 1, workload.DefaultVocabMin + 2}
+	if api == workload.APIChat || f.TextPrompts {
+		prompt = "Write one short sentence, then stop."
+	}
+	status, _, usage, err := probeRequest(ctx, ep, hc, api, prompt, eosProbeTokens)
+	if err != nil || status/100 != 2 || usage.CompletionTokens <= 0 {
+		return
+	}
+	f.EndsEarly, f.eosGot = usage.CompletionTokens < eosProbeTokens, usage.CompletionTokens
+}
+
+// checkLengths refuses, before the load, a server the probe saw stop early
+// despite ignore_eos, unless its lengths were declared advisory: every
+// step would run a lighter workload than asked.
+func (f *serverFeatures) checkLengths(advisory bool) error {
+	if f == nil || !f.EndsEarly || advisory {
+		return nil
+	}
+	return fmt.Errorf("the server does not honour ignore_eos: asked for %d output tokens with ignore_eos and min_tokens, it gave %d, so its outputs would end early and the load would be lighter than asked; "+
+		"if it cannot be made to honour them, declare it with --lengths-advisory (slotest.WithLengthsAdvisory, load.Plan.LengthsAdvisory) to judge the outputs it gives", eosProbeTokens, f.eosGot)
 }
 
 // hasTokenize reports whether the server answers vLLM's POST /tokenize
@@ -108,7 +145,8 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 	tokens := make([]int, len(probeWordCounts))
 	for k, n := range probeWordCounts {
 		text := workload.TextSynth{Salt: uint64(k + 1)}.Words(-1, workload.Shape{}, n)
-		status, msg, usage, err := probeRequest(ctx, ep, hc, api, text)
+		status, msg, u, err := probeRequest(ctx, ep, hc, api, text, 1)
+		usage := u.PromptTokens
 		switch {
 		case err == nil && status/100 == 4 && f.TextPrompts:
 			return fmt.Errorf("the server rejects both token-id and text prompts on POST %s (status %d: %s; token ids: %s): check the model name, or use the chat API (--api chat, slotest.WithAPI)",
@@ -134,50 +172,61 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 	return nil
 }
 
-// probeRequest sends one unstreamed request for one output token with
+// probeUsage is what a probe's response reported of its lengths.
+type probeUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// probeRequest sends one unstreamed request for out output tokens with
 // prompt (token ids or text) and returns the status, the server's message
-// when it failed, and usage.prompt_tokens when it did not.
-func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API, prompt any) (status int, msg string, promptTokens int, err error) {
-	body := map[string]any{"model": ep.Model, "max_tokens": 1, "stream": false}
+// when it failed, and its usage when it did not. Asked for more than one
+// token, it sets the length fields the load sends (min_tokens, ignore_eos).
+func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API, prompt any, out int) (status int, msg string, usage probeUsage, err error) {
+	body := map[string]any{"model": ep.Model, "max_tokens": out, "stream": false}
+	if out > 1 {
+		body["min_tokens"], body["ignore_eos"] = out, true
+	}
 	path := "/v1/completions"
 	if api == workload.APIChat {
 		path = "/v1/chat/completions"
 		body["messages"] = []map[string]any{{"role": "user", "content": prompt}}
+		if out > 1 {
+			body["max_completion_tokens"] = out
+		}
 	} else {
 		body["prompt"] = prompt
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", usage, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL+path, bytes.NewReader(b))
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", usage, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", usage, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", usage, err
 	}
 	if resp.StatusCode/100 != 2 {
 		msg := client.ServerMessage(data)
 		if ep.APIKey != "" { // a server that echoes the request must not put the key in a report
 			msg = strings.ReplaceAll(msg, ep.APIKey, "[redacted]")
 		}
-		return resp.StatusCode, msg, 0, nil
+		return resp.StatusCode, msg, usage, nil
 	}
-	var out struct {
-		Usage struct {
-			PromptTokens int `json:"prompt_tokens"`
-		} `json:"usage"`
+	var answer struct {
+		Usage probeUsage `json:"usage"`
 	}
-	_ = json.Unmarshal(data, &out) // a body without usage leaves 0, which the caller judges
-	return resp.StatusCode, "", out.Usage.PromptTokens, nil
+	_ = json.Unmarshal(data, &answer) // a body without usage leaves zeros, which the caller judges
+	return resp.StatusCode, "", answer.Usage, nil
 }
 
 // withoutURL is a transport error without the URL it names, which may
@@ -204,15 +253,11 @@ func (f *serverFeatures) workloadOptions(o *workload.Options) {
 	}
 }
 
-// earlyEnd says the server cannot be held to the asked output length: one
-// without vLLM's /tokenize is not vLLM, and ignore_eos and min_tokens are
-// vLLM's.
-func (f *serverFeatures) earlyEnd() bool { return f != nil && !f.Tokenize }
-
-// lengthCheck is when a request's lengths count as a mismatch, given what
-// the server can be held to.
-func (f *serverFeatures) lengthCheck(tolerance float64) observe.LengthCheck {
-	c := observe.LengthCheck{Tolerance: tolerance, EarlyEndAllowed: f.earlyEnd()}
+// lengthCheck is when a request's lengths count as a mismatch: an output
+// that ended early is allowed only on a server whose lengths were declared
+// advisory (Plan.LengthsAdvisory), never guessed from what it lacks.
+func (f *serverFeatures) lengthCheck(tolerance float64, advisory bool) observe.LengthCheck {
+	c := observe.LengthCheck{Tolerance: tolerance, EarlyEndAllowed: advisory}
 	if f != nil && f.Sized {
 		c.InputTolerance = sizedTolerance
 	}
@@ -220,12 +265,19 @@ func (f *serverFeatures) lengthCheck(tolerance float64) observe.LengthCheck {
 }
 
 // notes say, once for the run, what the probe changed and what cannot be
-// held on this server.
-func (f *serverFeatures) notes() []string {
-	if f == nil {
-		return nil
-	}
+// held on this server: its output lengths, when declared advisory.
+func (f *serverFeatures) notes(advisory bool) []string {
 	var out []string
+	if advisory {
+		n := "the server's output lengths were declared advisory (it stops at EOS whatever ignore_eos says): its outputs are judged as given, a short one counted (length_ended_early), not taken as a mismatch, and a step whose outputs came back short says the workload was lighter than asked"
+		if f != nil && f.EndsEarly {
+			n += fmt.Sprintf("; the probe saw it give %d of %d output tokens asked with ignore_eos", f.eosGot, eosProbeTokens)
+		}
+		out = append(out, n)
+	}
+	if f == nil {
+		return out
+	}
 	if f.TextPrompts {
 		out = append(out, "the server rejects token-id prompts ("+f.rejected+"): prompts were sent as text")
 	}
@@ -235,9 +287,6 @@ func (f *serverFeatures) notes() []string {
 	}
 	if f.unsized != "" {
 		out = append(out, "the server has no /tokenize and its prompt tokens could not be measured ("+f.unsized+"): prompt lengths are estimates at a token a word")
-	}
-	if f.earlyEnd() {
-		out = append(out, "the server is not vLLM (no /tokenize), so it cannot be held to the asked output lengths (no ignore_eos): a request may end early, and such outputs are counted (length_ended_early), not taken as mismatches")
 	}
 	return out
 }

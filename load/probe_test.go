@@ -51,8 +51,9 @@ func fakeServer(t *testing.T, acceptIDs, refuseText bool, perWord, overhead int)
 }
 
 // A server that refuses token-id prompts gets text, sized from the prompt
-// tokens it reports; the run's notes say both, and that output lengths
-// cannot be held there.
+// tokens it reports; the run's notes say both. It gives one token however
+// many are asked with ignore_eos: the probe sees it, and it is refused
+// unless its lengths are declared advisory.
 func TestProbeSendsTextAndSizesItFromUsage(t *testing.T) {
 	srv := fakeServer(t, false, false, 2, 3)
 	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m"}
@@ -63,15 +64,27 @@ func TestProbeSendsTextAndSizesItFromUsage(t *testing.T) {
 	if !f.TextPrompts || f.Tokenize || !f.Sized || math.Abs(f.Text.TokensPerWord-2) > 1e-9 || math.Abs(f.Text.Overhead-3) > 1e-9 {
 		t.Fatalf("features %+v: want text prompts sized at 2 tokens a word plus 3, no /tokenize", f)
 	}
-	notes := strings.Join(f.notes(), "\n")
-	for _, want := range []string{"rejects token-id prompts (json: cannot unmarshal array", "sent as text", "2.00 tokens a word", "no ignore_eos"} {
+	notes := strings.Join(f.notes(true), "\n")
+	for _, want := range []string{"rejects token-id prompts (json: cannot unmarshal array", "sent as text", "2.00 tokens a word",
+		"declared advisory (it stops at EOS whatever ignore_eos says)", "the probe saw it give 1 of 16 output tokens"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes do not say %q:\n%s", want, notes)
 		}
 	}
-	lc := f.lengthCheck(0.01)
-	if !lc.EarlyEndAllowed || lc.InputTolerance != sizedTolerance {
-		t.Errorf("length check %+v: want early ends allowed and the sized prompts' tolerance", lc)
+	if notes := strings.Join(f.notes(false), "\n"); strings.Contains(notes, "ignore_eos") {
+		t.Errorf("notes of a server not declared advisory speak of ignore_eos:\n%s", notes)
+	}
+	if !f.EndsEarly || f.checkLengths(true) != nil {
+		t.Errorf("features %+v: want it seen ending early, and let through when declared advisory", f)
+	}
+	if err := f.checkLengths(false); err == nil || !strings.Contains(err.Error(), "--lengths-advisory") || !strings.Contains(err.Error(), "it gave 1") {
+		t.Errorf("check without the declaration: %v; want a refusal naming --lengths-advisory", err)
+	}
+	if lc := f.lengthCheck(0.01, false); lc.EarlyEndAllowed || lc.InputTolerance != sizedTolerance {
+		t.Errorf("length check %+v: want early ends held to the lengths (no /tokenize is no excuse), the sized prompts' tolerance", lc)
+	}
+	if lc := f.lengthCheck(0.01, true); !lc.EarlyEndAllowed {
+		t.Errorf("length check %+v: want early ends allowed once declared advisory", lc)
 	}
 	var o workload.Options
 	f.workloadOptions(&o)
@@ -122,8 +135,8 @@ func TestProbeLeavesAFailingServerToTheStep(t *testing.T) {
 		t.Fatalf("completions: features %+v, %v: want token ids and no error", f, err)
 	}
 	f, err = probeFeatures(t.Context(), ep, srv.Client(), workload.APIChat)
-	if err != nil || f.Sized || !strings.Contains(strings.Join(f.notes(), "\n"), "could not be measured (probe POST /v1/chat/completions: status 503") {
-		t.Fatalf("chat: features %+v, %v, notes %q: want unsized, said so", f, err, f.notes())
+	if err != nil || f.Sized || !strings.Contains(strings.Join(f.notes(false), "\n"), "could not be measured (probe POST /v1/chat/completions: status 503") || f.EndsEarly {
+		t.Fatalf("chat: features %+v, %v, notes %q: want unsized, said so, and nothing concluded of ignore_eos", f, err, f.notes(false))
 	}
 }
 
@@ -134,8 +147,8 @@ func TestProbeFindsVLLMsExtras(t *testing.T) {
 	ep := &Endpoint{Kind: KindURL, URL: srv.URL, Model: "m"}
 	for _, api := range []workload.API{workload.APICompletions, workload.APIChat} {
 		f, err := probeFeatures(t.Context(), ep, http.DefaultClient, api)
-		if err != nil || f.TextPrompts || !f.Tokenize || f.Sized || f.earlyEnd() || len(f.notes()) > 0 {
-			t.Fatalf("%s: features %+v, %v, notes %q: want token ids and /tokenize, nothing to say", api, f, err, f.notes())
+		if err != nil || f.TextPrompts || !f.Tokenize || f.Sized || f.EndsEarly || len(f.notes(false)) > 0 {
+			t.Fatalf("%s: features %+v, %v, notes %q: want token ids, /tokenize and ignore_eos honoured, nothing to say", api, f, err, f.notes(false))
 		}
 	}
 }
@@ -162,7 +175,7 @@ func TestProbeNotesHoldNoKey(t *testing.T) {
 	if err != nil || !f.TextPrompts {
 		t.Fatalf("features %+v, %v: want text prompts", f, err)
 	}
-	if notes := strings.Join(f.notes(), "\n"); strings.Contains(notes, key) || !strings.Contains(notes, "[redacted]") {
+	if notes := strings.Join(f.notes(false), "\n"); strings.Contains(notes, key) || !strings.Contains(notes, "[redacted]") {
 		t.Fatalf("notes %q: want the key redacted", notes)
 	}
 }

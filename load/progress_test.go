@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/load/arrival"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/stretchr/testify/assert"
@@ -45,10 +43,10 @@ func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
 	var w watcher
-	p := stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(16, 2),
-		Plan: Plan{Rates: []float64{4, 6}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: time.Second, Warmup: time.Second, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p95<=5s"), Thresholds: quietThresholds(), Progress: &w}}
+	p := handPlan(c, fixedWorkload(16, 2), []float64{4, 6}, time.Second, testSLOs(t, "ttft.p95<=5s"))
+	p.Warmup = time.Second
+	p.DrainTimeout = 5 * time.Second
+	p.Progress = &w
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)

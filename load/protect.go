@@ -41,7 +41,9 @@ func protect(rep *report.Report, model string) *report.Protect {
 		p.Note = "the server's /metrics could not be read at the knee: no admission limit or trigger can be derived"
 		return p
 	}
-	p.HeldAtKnee = srv.MaxRunning + srv.MaxWaiting
+	// The once-a-second samples can miss the peak: the mean in the system
+	// by Little's law is a floor under it.
+	p.HeldAtKnee = max(srv.MaxRunning+srv.MaxWaiting, verdict.InSystem(knee))
 	p.MaxNumQueuedReqs = verdict.QueuedLimit(p.HeldAtKnee)
 	p.Flag = fmt.Sprintf("--max-num-queued-reqs %d", p.MaxNumQueuedReqs)
 	p.WaitingThreshold = max(1, srv.MaxWaiting)

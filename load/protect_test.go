@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/vllmapi"
 )
@@ -68,4 +69,49 @@ func TestProtectNeedsAKneeAndMetrics(t *testing.T) {
 	assert.Zero(t, p.MaxNumQueuedReqs)
 	assert.Contains(t, p.Note, "could not be read")
 	assert.Equal(t, 4, verdict.QueuedLimit(2.5))
+}
+
+// Protect's limit below the one the server already has is said, not
+// proposed silently; where the server's limit is what binds, Protect
+// keeps it; one at or above it needs no word.
+func TestProtectSaysWhenItsLimitIsBelowTheServers(t *testing.T) {
+	args := []string{"--max-num-seqs", "16", "--max-num-queued-reqs", "12"}
+	p := &report.Protect{HeldAtKnee: 10, MaxNumQueuedReqs: 11}
+	keepServersLimit(p, args, verdict.BindCompute)
+	assert.Contains(t, p.Note, "below the server's own --max-num-queued-reqs 12")
+	assert.Equal(t, 11, p.MaxNumQueuedReqs)
+	p = &report.Protect{HeldAtKnee: 4, MaxNumQueuedReqs: 5}
+	keepServersLimit(p, args, verdict.BindAdmission)
+	assert.Equal(t, 12, p.MaxNumQueuedReqs, "the limit that binds at the knee is kept")
+	assert.Equal(t, "--max-num-queued-reqs 12", p.Flag)
+	assert.Contains(t, p.Note, "kept the server's own --max-num-queued-reqs 12, not 5")
+	p = &report.Protect{HeldAtKnee: 12, MaxNumQueuedReqs: 13}
+	keepServersLimit(p, []string{"--max-num-queued-reqs", "12"}, verdict.BindCompute)
+	assert.Empty(t, p.Note)
+}
+
+// The final line holds every flag tune kept and Protect recommends, as
+// vLLM serve takes them: the simulator's own flags left out, a limit
+// below --max-num-seqs matched by the batch cap (with why). A server
+// llmslo did not start gets the flags to add or change, and the line
+// says its other flags could not be seen.
+func TestTheFinalLineIsOneVLLMTakes(t *testing.T) {
+	final := &report.Report{Steps: []report.StepReport{{Server: vllmapi.ServerStats{MaxNumSeqs: 16}}}}
+	sim := &tuneLoop{plan: Plan{Target: simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "8")},
+		base: []string{"--profile", "h100-llama3-8b", "--max-num-seqs", "8"}, t: &report.Tune{}, final: final,
+		kept: []tune.Change{{Flag: "--max-num-seqs", Value: "16"}}}
+	sim.deployLine("m", &report.Protect{MaxNumQueuedReqs: 12})
+	assert.Equal(t, "vllm serve m --max-num-queued-reqs 12 --max-num-seqs 12", sim.t.Command)
+	assert.Equal(t, []string{"--profile", "h100-llama3-8b"}, sim.t.SimulatorOnly)
+	assert.Contains(t, sim.t.CommandNote, "--max-num-seqs 16 lowered to 12, the admission limit")
+
+	sim.t = &report.Tune{}
+	sim.deployLine("m", &report.Protect{MaxNumQueuedReqs: 20})
+	assert.Equal(t, "vllm serve m --max-num-seqs 16 --max-num-queued-reqs 20", sim.t.Command, "a limit above the cap lets requests wait")
+
+	url := &tuneLoop{plan: Plan{Target: URLTarget{}}, t: &report.Tune{}, final: final}
+	url.deployLine("m", &report.Protect{MaxNumQueuedReqs: 12})
+	assert.Equal(t, "add or change on the server: --max-num-queued-reqs 12 --max-num-seqs 12", url.t.Command)
+	assert.NotContains(t, url.t.Command, "vllm serve")
+	assert.Contains(t, url.t.CommandNote, "other flags could not be seen")
 }

@@ -13,15 +13,18 @@ import (
 // where the faces put them when they write one.
 const RequestsFile = "requests.jsonl"
 
-// validateCancel checks CancelRate and CancelAfter.
+// validateCancel checks CancelRate and CancelAfter, which mean something
+// only together.
 func (c *Plan) validateCancel() error {
 	switch {
 	case math.IsNaN(c.CancelRate) || c.CancelRate < 0 || c.CancelRate > 1:
-		return fmt.Errorf("cancel rate %g must lie in [0, 1]", c.CancelRate)
+		return &SettingError{Field: "CancelRate", Value: fmt.Sprint(c.CancelRate), Problem: "want a fraction in [0, 1]"}
 	case c.CancelRate > 0 && c.CancelAfter <= 0:
-		return fmt.Errorf("cancel rate %g needs a positive cancel-after time", c.CancelRate)
+		return &SettingError{Field: "CancelRate", Problem: "needs {CancelAfter}, e.g. {CancelAfter} 2s"}
 	case c.CancelAfter < 0:
-		return fmt.Errorf("cancel-after %v must not be negative", c.CancelAfter)
+		return &SettingError{Field: "CancelAfter", Value: c.CancelAfter.String(), Problem: "want a positive duration"}
+	case c.CancelAfter > 0 && c.CancelRate == 0:
+		return &SettingError{Field: "CancelAfter", Problem: "needs {CancelRate}, e.g. {CancelRate} 0.1"}
 	}
 	return nil
 }
@@ -30,10 +33,6 @@ func (c *Plan) validateCancel() error {
 func (c *Plan) cancelPlan() dispatch.CancelPlan {
 	return dispatch.CancelPlan{Rate: c.CancelRate, After: c.CancelAfter, Seed: c.Seed}
 }
-
-// requestsPath is where the per-request records go: RequestsOut, or
-// nowhere.
-func (c *Plan) requestsPath() string { return c.RequestsOut }
 
 // recorder is what the step's dispatcher records into: rec, and the
 // per-request records when the plan writes them.
@@ -54,7 +53,7 @@ func (p *stepPlan) flushRecords() {
 
 // openRecords creates the measurement's requests file, when one is asked for.
 func (s *Measurement) openRecords() error {
-	path := s.engine.requestsPath()
+	path := s.engine.RequestsOut
 	if path == "" {
 		return nil
 	}
@@ -68,7 +67,7 @@ func (s *Measurement) openRecords() error {
 
 // RequestsPath is where the measurement writes its per-request records; empty
 // when it writes none.
-func (s *Measurement) RequestsPath() string { return s.engine.requestsPath() }
+func (s *Measurement) RequestsPath() string { return s.engine.RequestsOut }
 
 // CloseRecords writes out and closes the per-request records the measurement
 // opened, and says whether every record reached the file. Close closes
@@ -76,7 +75,7 @@ func (s *Measurement) RequestsPath() string { return s.engine.requestsPath() }
 // be called more than once; a plan's own Records are the caller's to
 // close.
 func (s *Measurement) CloseRecords() error {
-	if s.engine.Records == nil || s.engine.requestsPath() == "" {
+	if s.engine.Records == nil || s.engine.RequestsOut == "" {
 		return nil
 	}
 	return s.engine.Records.Close()

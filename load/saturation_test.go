@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/busy"
-	"github.com/llmslo/llmslo/load/arrival"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -19,10 +17,9 @@ import (
 func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	return stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 1),
-		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: d,
-			SLOs:     mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 1), []float64{rate}, d, testSLOs(t, "error_rate<=1%"))
+	p.Thresholds = th
+	return p
 }
 
 func TestClientSaturationFiresWhenTheDispatcherIsStarved(t *testing.T) {
@@ -59,10 +56,9 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(4, 5),
-		Plan: Plan{Rates: []float64{50}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 500 * time.Millisecond, MaxInFlight: 2,
-			SLOs: mustSLOs(t, "error_rate<=1%"), Thresholds: th}}
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 5), []float64{50}, 500*time.Millisecond, testSLOs(t, "error_rate<=1%"))
+	p.MaxInFlight = 2
+	p.Thresholds = th
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

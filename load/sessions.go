@@ -30,23 +30,18 @@ type SessionReplay struct {
 }
 
 func (r *SessionReplay) validate() error {
-	switch {
-	case r.Source == nil:
+	if r.Source == nil {
 		return errors.New("session replay has no Source")
-	case r.ThinkScale < 0 || math.IsNaN(r.ThinkScale) || math.IsInf(r.ThinkScale, 0):
-		return fmt.Errorf("think time scale %g must be a positive number", r.ThinkScale)
-	case r.MaxThink < 0:
-		return fmt.Errorf("maximum think time %v must not be negative", r.MaxThink)
 	}
-	return nil
+	return nil // its think settings are the Plan's, checked there
 }
 
 func (c *Plan) validateThink() error {
 	if !(c.ThinkTimeScale > 0) || math.IsInf(c.ThinkTimeScale, 0) {
-		return fmt.Errorf("think time scale %g must be a positive number (1 replays think times as recorded)", c.ThinkTimeScale)
+		return &SettingError{Field: "ThinkTimeScale", Value: fmt.Sprint(c.ThinkTimeScale), Problem: "want a positive number (1 replays think times as recorded)"}
 	}
 	if c.MaxThink < 0 {
-		return fmt.Errorf("maximum think time %v must not be negative (0: no cap)", c.MaxThink)
+		return &SettingError{Field: "MaxThink", Value: c.MaxThink.String(), Problem: "want 0 (no cap on a think time) or a positive duration"}
 	}
 	return nil
 }

@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
-	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/vllmapi"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/stretchr/testify/assert"
@@ -83,10 +81,8 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ss.PrepareSessions(context.Background(), 0, 2))
 	log := &turnLogger{c: c}
-	p := stepPlan{Send: dispatch.Sender{Doer: log}, Sessions: &SessionReplay{Source: ss},
-		Plan: Plan{Rates: []float64{4}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: 500 * time.Millisecond, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=1s"), Thresholds: quietThresholds()}}
+	p := handPlan(log, nil, []float64{4}, 500*time.Millisecond, testSLOs(t, "ttft.p50<=1s"))
+	p.Sessions, p.DrainTimeout = &SessionReplay{Source: ss}, 5*time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	st := rep.Steps[0]

@@ -13,7 +13,6 @@ import (
 	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/client"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -204,7 +203,8 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 		_, err := Open(context.Background(), cfg)
 		assert.ErrorContains(t, err, "think time", "%+v %v", cfg.ThinkTimeScale, cfg.MaxThink)
 	}
-	p := stepPlan{Send: dispatch.Sender{Doer: &turnLogger{}}, Sessions: &SessionReplay{Source: nil}, Plan: Plan{Rates: []float64{1}, Duration: time.Second}}
+	p := handPlan(&turnLogger{}, nil, []float64{1}, time.Second, nil)
+	p.Sessions = &SessionReplay{Source: nil}
 	_, err := runPlan(context.Background(), p)
 	assert.ErrorContains(t, err, "no Source")
 	// A sharded session replay is refused by Open (TestShardConfigIsChecked).

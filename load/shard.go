@@ -130,7 +130,7 @@ func (c *Plan) shardInfo() *report.ShardInfo {
 		Index: c.Shard.Index, Count: c.Shard.Count, StartAt: c.StartAt.UTC(),
 		Rates: append([]float64(nil), c.Rates...), Arrival: c.Arrival.String(),
 		DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds(), DrainS: c.DrainBound().Seconds(),
-		API: string(c.API), Strict: c.Strict, Thresholds: th,
+		API: string(c.API), Strict: c.Strict, Thresholds: th, LengthsAdvisory: c.LengthsAdvisory,
 	}
 }
 
@@ -200,7 +200,7 @@ func (s *Measurement) nextStepStart(p *stepPlan) error {
 			return err
 		}
 	}
-	s.startOffset += p.Warmup + p.Duration + p.drainTimeout()
+	s.startOffset += p.Warmup + p.Duration + p.DrainBound()
 	return nil
 }
 

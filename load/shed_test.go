@@ -10,9 +10,7 @@ import (
 
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/internal/vllmcaptures"
-	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/vllmsim/engine"
@@ -31,9 +29,8 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
 	srv := simtest.Start(t, cfg)
-	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
-		Plan: Plan{Rates: []float64{160}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: 2 * time.Second,
-			DrainTimeout: 5 * time.Second, SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{160}, 2*time.Second, testSLOs(t, "ttft.p50<=10s"))
+	p.DrainTimeout = 5 * time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -77,9 +74,7 @@ func TestShedTimeIsTheWaitForTheRefusal(t *testing.T) {
 		_, _ = w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
-	p := stepPlan{Send: dispatch.Sender{Doer: engineClient(t, srv.URL)}, Workload: fixedWorkload(16, 5),
-		Plan: Plan{Rates: []float64{20}, Arrival: arrival.Spec{Kind: arrival.Constant}, Duration: time.Second,
-			SLOs: mustSLOs(t, "ttft.p50<=10s"), Thresholds: quietThresholds()}}
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{20}, time.Second, testSLOs(t, "ttft.p50<=10s"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

@@ -2,9 +2,11 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
@@ -17,9 +19,6 @@ import (
 // workload indices from firstIndex; it returns how many it used. A step cut
 // short by ctx comes back marked partial together with ctx's error.
 func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*report.StepReport, int, error) {
-	if err := p.checkRate(rate); err != nil {
-		return nil, 0, err
-	}
 	if p.Sessions != nil {
 		return runSessionStep(ctx, p, rate, firstIndex)
 	}
@@ -80,9 +79,9 @@ func (p *stepPlan) openStep(ctx context.Context, rate float64, lead time.Duratio
 	}
 	f.start, f.measureFrom = start, start.Add(p.Warmup)
 	f.rec = observe.NewRecorder(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
-		p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance))
-	if p.BaseURL != "" && p.ScrapeEvery >= 0 {
-		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, p.ScrapeEvery, f.measureFrom, f.measureFrom.Add(p.Duration))
+		p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance, p.LengthsAdvisory))
+	if p.BaseURL != "" {
+		f.scraper = vllmapi.StartScraper(ctx, hc, p.BaseURL, time.Second, f.measureFrom, f.measureFrom.Add(p.Duration))
 	}
 	f.stopProgress = f.startProgress()
 	f.mon = observe.StartMonitor()
@@ -125,7 +124,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	if p.Overload != nil {
 		// An overload step is judged by the overload gate instead of the
 		// error guard that counts shed requests against the server.
-		verdict.JudgeOverload(st, *p.Overload)
+		p.Overload.Judge(st) // keeps a step that met every SLO for the next one's advice
 	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
@@ -151,8 +150,8 @@ func (p *stepPlan) judging() verdict.Config {
 	}
 	c.InProcessServer = p.TargetInfo.Kind == KindSim
 	c.MaxNumSeqs = p.MaxNumSeqs
-	c.Baseline, c.BaselineTolerance, c.Seed = p.Baseline, p.BaselineTolerance, p.Seed
-	c.OutputMayEndEarly = p.Features.earlyEnd()
+	c.Baseline, c.BaselineTolerance, c.BaselinePaired = p.Baseline, p.BaselineTolerance, p.baselinePaired
+	c.LengthsAdvisory = p.LengthsAdvisory
 	return c
 }
 
@@ -167,14 +166,26 @@ func countFrom(sched []time.Duration, from time.Duration) int {
 	return n
 }
 
-// drainTimeout bounds the wait for a step's last requests: the plan's, or
-// the larger of the dispatcher's default and the step's own length.
-func (p *stepPlan) drainTimeout() time.Duration { return drainBound(p.DrainTimeout, p.Duration) }
-
 // schedule is the step's whole schedule, warm-up first.
 func (p *stepPlan) schedule(rate float64, seed int64) ([]time.Duration, error) {
 	if p.Process != nil {
-		return p.Process.Offsets(rate, p.Warmup+p.Duration, seed)
+		return customSchedule(p.Process, rate, p.Warmup+p.Duration, seed)
 	}
 	return p.Arrival.StepSchedule(rate, p.Warmup, p.Duration, seed, p.Trace)
+}
+
+// customSchedule is a Plan.Process's schedule for a window of length d,
+// refused unless it keeps the contract of arrival.Process: ascending
+// offsets, each in [0, d).
+func customSchedule(proc arrival.Process, rate float64, d time.Duration, seed int64) ([]time.Duration, error) {
+	sched, err := proc.Offsets(rate, d, seed)
+	if err != nil {
+		return nil, fmt.Errorf("arrival process (Plan.Process): %w", err)
+	}
+	for i, o := range sched {
+		if o < 0 || o >= d || (i > 0 && o < sched[i-1]) {
+			return nil, fmt.Errorf("arrival process (Plan.Process): offset %d is %v; want ascending offsets in [0, %v)", i, o, d)
+		}
+	}
+	return sched, nil
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 
@@ -41,9 +40,6 @@ type stepPlan struct {
 	// requests (docs/sessions.md): each arrival starts one, and rates
 	// count sessions per second. Workload may then be nil.
 	Sessions *SessionReplay
-	// Process, when set, computes each step's schedule (warm-up and
-	// measured window as one) instead of Arrival: a custom arrival process.
-	Process arrival.Process
 	// Cancel abandons a drawn fraction of requests mid-stream.
 	Cancel dispatch.CancelPlan
 	// Records, when set, receives a record of every request, warm-up
@@ -54,14 +50,10 @@ type stepPlan struct {
 	// /reset_prefix_cache. An empty BaseURL disables both.
 	BaseURL    string
 	HTTPClient *http.Client
-	// ScrapeEvery is the /metrics interval; zero means 1s, negative disables.
-	ScrapeEvery time.Duration
 	// MaxNumSeqs is the server's max_num_seqs when known (0: unknown),
 	// for naming what binds a failing step.
 	MaxNumSeqs int
 
-	// OnStep is called after each step with its report.
-	OnStep func(report.StepReport)
 	// StepStart is the start of the step being run (set by
 	// Measurement.Step), zero for as soon as it is ready.
 	StepStart time.Time
@@ -72,19 +64,31 @@ type stepPlan struct {
 	// (nil: one with vLLM's extras).
 	Features *serverFeatures
 
+	// baselinePaired says the plan was checked against its baseline
+	// (Open's checkBaseline): both send the same requests on the same
+	// schedule. A plan built by hand is compared unpaired.
+	baselinePaired bool
+
 	// judge is what verdict takes from the plan, the same for every step:
 	// derived once, by settle.
 	judge verdict.Config
 }
 
-// settle checks a plan that Open (or a test) has joined to its target and
-// workload, and completes once what each step hands to dispatch and
-// verdict, so that no step builds them again.
+// settle checks what Open (or a test) joined to the plan, whose own
+// settings Plan validation checked, and completes once what each step hands
+// to dispatch and verdict, so that no step builds them again.
 func (p *stepPlan) settle() error {
-	if err := p.validate(); err != nil {
-		return err
+	switch {
+	case p.Send.Doer == nil:
+		return errors.New("plan has no Doer")
+	case p.Workload == nil && p.Sessions == nil:
+		return errors.New("plan has no Workload")
+	case p.Sessions != nil:
+		if err := p.Sessions.validate(); err != nil {
+			return err
+		}
 	}
-	p.Send.MaxInFlight, p.Send.DrainTimeout = p.MaxInFlight, p.drainTimeout()
+	p.Send.MaxInFlight, p.Send.DrainTimeout = p.MaxInFlight, p.DrainBound()
 	p.judge = p.judging()
 	return nil
 }
@@ -106,50 +110,9 @@ func (p *stepPlan) Steps() []float64 {
 	return p.Rates
 }
 
-func (p *stepPlan) validate() error {
-	if err := p.checkSettings(); err != nil {
-		return err
-	}
-	for _, r := range p.Steps() {
-		if err := p.checkRate(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkSettings checks what does not depend on a step's rate.
-func (p *stepPlan) checkSettings() error {
-	switch {
-	case p.Send.Doer == nil:
-		return errors.New("plan has no Doer")
-	case p.Workload == nil && p.Sessions == nil:
-		return errors.New("plan has no Workload")
-	case p.Sessions != nil:
-		if err := p.Sessions.validate(); err != nil {
-			return err
-		}
-	case p.Duration <= 0:
-		return errors.New("step duration must be positive")
-	case p.Warmup < 0:
-		return errors.New("warm-up must not be negative")
-	case len(p.Steps()) == 0:
-		return errors.New("plan has no rates")
-	}
-	return nil
-}
-
-// checkRate checks one step's rate: the plan's, or one a sweep chose.
-func (p *stepPlan) checkRate(r float64) error {
-	if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || (r == 0 && p.Arrival.Kind != arrival.Trace) {
-		return fmt.Errorf("bad rate %g", r)
-	}
-	return nil
-}
-
 // newReport starts a report for the plan; its steps fill it.
 func (p *stepPlan) newReport() *report.Report {
-	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.TargetInfo, Fixture: p.FixtureInfo, Seed: p.Seed}
+	r := &report.Report{Version: report.Version, StartedAt: time.Now().UTC(), Target: p.TargetInfo, Fixture: p.FixtureInfo, Seed: p.Seed, Run: p.runInfo()}
 	for _, s := range verdict.Guarded(p.SLOs) {
 		r.SLO = append(r.SLO, s.Spec())
 	}

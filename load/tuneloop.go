@@ -38,6 +38,13 @@ type ServeArgs interface {
 	ServeArgs() []string
 }
 
+// SimulatorFlags is a target whose serve flags may hold some that vLLM
+// serve does not take (the simulator's own): the final command line
+// leaves them out.
+type SimulatorFlags interface {
+	VLLMArgs(args []string) (vllm, simOnly []string)
+}
+
 // Tune runs the lesson's tuning loop (docs/tuning.md): it finds the knee
 // with the plan's rates, reads what binds there, applies the one flag
 // change the binding's row names (package tune decides), restarts the
@@ -48,7 +55,8 @@ type ServeArgs interface {
 // Report.Variants (one curve each in the HTML); Report.Tune says what was
 // tried and why, Report.Capacity is the final knee and Report.Protect the
 // admission limit and autoscaler trigger read there; the last step is the
-// overload gate with that limit. A target that cannot be restarted (a URL)
+// overload gate with that limit; Report.Tune.Command is one line with
+// every flag kept and recommended, as vLLM serve takes them. A target that cannot be restarted (a URL)
 // gets Fit, the knee, Protect and the gate on the server as it is.
 func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error) {
 	if len(o.Search.Variants) > 0 {
@@ -75,12 +83,12 @@ func Tune(ctx context.Context, plan Plan, o TuneOptions) (*report.Report, error)
 	out.Tune = l.t
 	out.Capacity = l.final.Capacity
 	out.Fit = l.fit
-	l.t.FinalArgs = tune.Apply(base, l.kept...)
-	l.t.Command = tune.Command(out.Target.Model, l.t.FinalArgs)
 	out.Protect = protect(l.final, out.Target.Model)
+	keepServersLimit(out.Protect, tune.Apply(base, l.kept...), kneeOf(l.final).Binding)
 	if err == nil && !o.NoOverload {
 		err = l.overload(ctx, out.Protect, o.Overload)
 	}
+	l.deployLine(out.Target.Model, out.Protect)
 	if err != nil {
 		out.Partial, out.Reason = true, err.Error()
 	}

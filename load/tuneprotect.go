@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/tune"
@@ -75,4 +77,71 @@ func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdic
 	}
 	l.out.Verdict = verdict
 	return l.t.Overload, err
+}
+
+// deployLine writes the session's final line (Tune.Command): every flag
+// the loop kept and Protect recommends, as vLLM serve takes them, and
+// what a reader must know to trust it (Tune.CommandNote). The
+// simulator's own flags are left out. An admission limit below
+// --max-num-seqs caps the batch at the limit (it counts running plus
+// waiting), so the line lowers --max-num-seqs to it: the same server,
+// said plainly. A server llmslo did not start gets the flags to add or
+// change, as its other flags cannot be seen.
+func (l *tuneLoop) deployLine(model string, p *report.Protect) {
+	t := l.t
+	args := tune.Apply(l.base, l.kept...)
+	var notes []string
+	if s, ok := l.plan.Target.(SimulatorFlags); ok {
+		args, t.SimulatorOnly = s.VLLMArgs(args)
+		if len(t.SimulatorOnly) > 0 {
+			notes = append(notes, fmt.Sprintf("left out the simulator's own flags (%s): vLLM serve has none of them", strings.Join(t.SimulatorOnly, " ")))
+		}
+	}
+	var rec []tune.Change
+	if p != nil && p.MaxNumQueuedReqs > 0 {
+		limit := p.MaxNumQueuedReqs
+		rec = append(rec, tune.Change{Flag: "--max-num-queued-reqs", Value: strconv.Itoa(limit)})
+		seqs := l.server().MaxNumSeqs
+		if v, ok := tune.Int(args, "--max-num-seqs"); ok {
+			seqs = v
+		}
+		if seqs > limit {
+			rec = append(rec, tune.Change{Flag: "--max-num-seqs", Value: strconv.Itoa(limit)})
+			notes = append(notes, fmt.Sprintf("--max-num-seqs %d lowered to %d, the admission limit: --max-num-queued-reqs counts running plus waiting, "+
+				"so no more than %d ever run at once; the same server, said plainly (the knee was measured with --max-num-seqs %d)", seqs, limit, limit, seqs))
+		}
+	}
+	if _, variable := l.plan.Target.(Variable); variable {
+		t.FinalArgs = tune.Apply(args, rec...)
+		t.Command = tune.Command(model, t.FinalArgs)
+	} else {
+		t.FinalArgs = tune.Apply(nil, rec...)
+		t.Command = "no flag to add or change"
+		if len(t.FinalArgs) > 0 {
+			t.Command = "add or change on the server: " + strings.Join(t.FinalArgs, " ")
+		}
+		notes = append(notes, "the server's other flags could not be seen: llmslo did not start it")
+	}
+	t.CommandNote = strings.Join(notes, "; ")
+}
+
+// keepServersLimit holds Protect to the limit the server already has
+// where that limit is what binds at the knee (a lower one would only shed
+// below the knee), and says so where Protect's lies below it otherwise.
+func keepServersLimit(p *report.Protect, args []string, binding string) {
+	cur, ok := tune.Int(args, "--max-num-queued-reqs")
+	if p == nil || !ok || p.MaxNumQueuedReqs == 0 || p.MaxNumQueuedReqs >= cur {
+		return
+	}
+	note := fmt.Sprintf("below the server's own --max-num-queued-reqs %d: at the knee it held %.0f requests, running and waiting, "+
+		"and a limit one above that keeps the queue the SLOs were met with", cur, p.HeldAtKnee)
+	if binding == verdict.BindAdmission {
+		note = fmt.Sprintf("kept the server's own --max-num-queued-reqs %d, not %d (one above the %.0f held at the knee): "+
+			"that limit is what binds at the knee, and a lower one would shed below it", cur, p.MaxNumQueuedReqs, p.HeldAtKnee)
+		p.MaxNumQueuedReqs, p.Flag = cur, fmt.Sprintf("--max-num-queued-reqs %d", cur)
+	}
+	if p.Note != "" {
+		note = p.Note + "; " + note
+	}
+	p.Note = note
 }

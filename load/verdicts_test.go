@@ -12,7 +12,6 @@ import (
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -28,10 +27,10 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
-	return stepPlan{Send: dispatch.Sender{Doer: c}, Workload: fixedWorkload(in, out),
-		Plan: Plan{Rates: []float64{rate}, Arrival: arrival.Spec{Kind: arrival.Constant},
-			Duration: d, DrainTimeout: 5 * time.Second,
-			SLOs: mustSLOs(t, slos...), Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}}
+	p := handPlan(c, fixedWorkload(in, out), []float64{rate}, d, testSLOs(t, slos...))
+	p.DrainTimeout = 5 * time.Second
+	p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}
+	return p
 }
 
 func sloResult(t *testing.T, s *report.StepReport, metric report.Metric) report.SLOResult {

@@ -49,4 +49,12 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].Baseline[0].Regressed, "%+v", rep.Steps[0].Baseline[0])
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
+
+	// Another fixture is another workload: refused before the load, with
+	// both fixtures named.
+	rep, err = measureRun(t, append(opts("instant", WithBaseline(path, 5)), WithFixture("fixed:512:9"))...)
+	assert.Nil(t, rep)
+	assert.ErrorIs(t, err, load.ErrBaselineMismatch)
+	assert.ErrorContains(t, err, "the baseline was recorded with fixture fixed:512:8")
+	assert.ErrorContains(t, err, "this run uses fixed:512:9")
 }

@@ -199,6 +199,14 @@ func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = d
 // a step runs, and one when it ends.
 func WithProgress(w io.Writer) Option { return func(c *config) { c.Progress = progress.Plain(w) } }
 
+// WithLengthsAdvisory declares a server that stops at EOS whatever
+// ignore_eos says: its outputs are judged as given, and a step whose
+// outputs came back short can pass, with a note that the workload was
+// lighter than asked (the share short, the mean output given and asked).
+// Without it such a step is invalid (length_mismatch), and a URL target
+// seen ending early in the probe before the first step fails the test.
+func WithLengthsAdvisory() Option { return func(c *config) { c.LengthsAdvisory = true } }
+
 // WithMaxModelLen clips requests to n tokens of prompt and output.
 func WithMaxModelLen(n int) Option { return func(c *config) { c.MaxModelLen = n } }
 

@@ -81,7 +81,9 @@ func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
 }
 
 // truncatingProxy stands in front of a server and halves every request's
-// max_tokens, as a gateway that caps output lengths does.
+// max_tokens over 32, as a gateway that caps long outputs does: llmslo's
+// ignore_eos probe before the step asks for 16 and passes through whole,
+// so it is the step that must catch it.
 func truncatingProxy(t *testing.T, upstream string) string {
 	u, err := url.Parse(upstream)
 	require.NoError(t, err)
@@ -92,9 +94,7 @@ func truncatingProxy(t *testing.T, upstream string) string {
 			body, _ := io.ReadAll(r.Body)
 			var m map[string]any
 			if json.Unmarshal(body, &m) == nil {
-				// Not a request for one token (llmslo's probe before the
-				// step): half of it is none, which the server refuses.
-				if mt, ok := m["max_tokens"].(float64); ok && mt > 1 {
+				if mt, ok := m["max_tokens"].(float64); ok && mt > 32 {
 					m["max_tokens"] = int(mt / 2)
 					delete(m, "min_tokens")
 					delete(m, "max_completion_tokens")
@@ -114,12 +114,12 @@ func truncatingProxy(t *testing.T, upstream string) string {
 
 func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant"})
-	opts := []Option{WithFixture("fixed:64:32"), WithRates(20), WithDuration(time.Second), WithWarmup(0),
+	opts := []Option{WithFixture("fixed:64:64"), WithRates(20), WithDuration(time.Second), WithWarmup(0),
 		WithSLO("ttft.p50<=10s"), WithThresholds(clientQuiet)}
 	st := measure(t, append(opts, WithTarget(truncatingProxy(t, srv.URL)))...)
 	require.True(t, st.HasHazard(verdict.HazardLengthMismatch), "%+v", st.Hazards)
 	assert.Equal(t, st.Requests.Completed, st.LengthMismatches)
-	assert.Equal(t, int64(16*st.Requests.Completed), st.Tokens.Output)
+	assert.Equal(t, int64(32*st.Requests.Completed), st.Tokens.Output)
 
 	st = measure(t, append(opts, WithTarget(srv.URL))...)
 	assert.False(t, st.HasHazard(verdict.HazardLengthMismatch), "%+v", st.Hazards)
@@ -150,7 +150,11 @@ func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 // for a program.
 func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	t.Helper()
-	p, err := NewPlan(opts...)
+	cfg := newConfig(opts...)
+	if testing.Short() {
+		shorten(&cfg) // as Run does: a baseline recorded by Run matches
+	}
+	p, err := cfg.build()
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
 }

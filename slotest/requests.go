@@ -20,6 +20,7 @@ func WithCancel(rate float64, after time.Duration) Option {
 // closeRecords closes the per-request records (requests.jsonl next to the
 // report) and fails t when they did not all reach the file.
 func closeRecords(t *testing.T, s *load.Measurement) {
+	t.Helper()
 	path := s.RequestsPath()
 	if path == "" {
 		return

@@ -47,6 +47,7 @@ func applyShardEnv(cfg *config) error {
 // would no longer be the same schedule. The test fails instead when the
 // last step's bound falls past the deadline.
 func fitRun(t *testing.T, cfg *config) error {
+	t.Helper()
 	if cfg.StartAt.IsZero() {
 		return fitDeadline(t, cfg)
 	}

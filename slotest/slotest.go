@@ -1,6 +1,7 @@
 package slotest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -56,6 +57,9 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	s, err := load.Open(t.Context(), plan)
 	if err != nil {
+		if errors.Is(err, load.ErrBaselineMismatch) && testing.Short() {
+			err = fmt.Errorf("%w (-short shortens steps: record and compare the baseline both with -short or both without)", err)
+		}
 		t.Fatal(err)
 	}
 	if fx := s.Report().Fixture; fx != nil && fx.Clipped > 0 {
@@ -63,13 +67,18 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	logFit(t, s.Report().Fit)
 	t.Cleanup(func() {
+		t.Helper()
 		if err := s.Close(); err != nil {
 			t.Errorf("slotest: close target: %v", err)
 		}
 	})
-	t.Cleanup(func() { writeReports(t, s, dir) })
+	t.Cleanup(func() {
+		t.Helper()
+		writeReports(t, s, dir)
+	})
 	if cfg.baselinePath != "" && Updating() {
 		t.Cleanup(func() {
+			t.Helper()
 			if err := load.RecordBaseline(s.Report(), cfg.baselinePath); err != nil {
 				t.Errorf("slotest: %v", err)
 				return
@@ -79,6 +88,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	for _, rate := range s.Steps() {
 		t.Run(s.StepName(rate), func(t *testing.T) {
+			t.Helper() // with Run a helper too, a failure points at the user's call of Run
 			st, err := s.Step(t.Context(), rate)
 			if st == nil {
 				t.Fatalf("slotest: step did not run: %v", err)
@@ -185,6 +195,7 @@ func minStepDuration(cfg *config) time.Duration {
 // fitDeadline shortens steps so the run ends before the test's deadline,
 // keeping a margin; it fails when even a short step cannot fit.
 func fitDeadline(t *testing.T, cfg *config) error {
+	t.Helper()
 	deadline, ok := t.Deadline()
 	if !ok {
 		return nil
@@ -237,6 +248,7 @@ func reportDir(t *testing.T, cfg config) string {
 // writeReports writes the report (whole, or partial after a cancel) and
 // the CI step summary, and closes the per-request records.
 func writeReports(t *testing.T, s *load.Measurement, dir string) {
+	t.Helper()
 	closeRecords(t, s)
 	if dir != "" {
 		if path, err := render.WriteDir(s.Report(), dir); err != nil {

@@ -3,6 +3,8 @@ package vllmsim
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/llmslo/llmslo/vllmsim/drive"
 )
 
 // Admission control as vLLM has it since 0.29 (AsyncLLM's admission check,
@@ -21,51 +23,9 @@ const (
 	// The reason label of vllm:admission_rejections_total: the limits'
 	// names (vLLM's pull request 55812 adds the label; its values are
 	// assumed).
-	RejectQueuedReqs   = "max_num_queued_reqs"
-	RejectQueuedTokens = "max_num_queued_tokens"
+	RejectQueuedReqs   = drive.RejectQueuedReqs
+	RejectQueuedTokens = drive.RejectQueuedTokens
 )
-
-// admission counts what the limits cap. It lives in the engine loop and is
-// guarded by its lock, so a request is counted in the same critical
-// section that hands it to the engine.
-type admission struct {
-	maxReqs, maxTokens int // 0: no limit
-	reqs               int // requests handed to the engine, not finished
-	prefillTokens      int // prompt tokens of those with no token yet
-}
-
-// admit counts st in, or names the limit that refuses it. As in vLLM, a
-// limit refuses once it is reached: a request is refused when the count
-// already stands at the limit, whatever its own size.
-func (a *admission) admit(st *stream) string {
-	switch {
-	case a.maxReqs > 0 && a.reqs >= a.maxReqs:
-		return RejectQueuedReqs
-	case a.maxTokens > 0 && a.prefillTokens >= a.maxTokens:
-		return RejectQueuedTokens
-	}
-	a.reqs++
-	a.prefillTokens += st.seq.PromptLen()
-	st.inFlight, st.inPrefill = true, true
-	return ""
-}
-
-// prefilled counts st out of the prefill backlog once its first token came.
-func (a *admission) prefilled(st *stream) {
-	if st.inPrefill {
-		st.inPrefill = false
-		a.prefillTokens -= st.seq.PromptLen()
-	}
-}
-
-// release counts st out altogether: it finished or was aborted.
-func (a *admission) release(st *stream) {
-	a.prefilled(st)
-	if st.inFlight {
-		st.inFlight = false
-		a.reqs--
-	}
-}
 
 // rejectMessage is the 503's message for a refusal's reason.
 func rejectMessage(reason string) string {
@@ -86,7 +46,7 @@ func (c *Config) checkAdmission() error {
 
 // reject answers a request admission control refused.
 func (s *Server) reject(w http.ResponseWriter, reason string) {
-	s.metrics.rejected(reason)
+	s.metrics.Rejected(reason)
 	s.writeError(w, http.StatusServiceUnavailable, rejectMessage(reason))
 }
 

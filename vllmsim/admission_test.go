@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // A server with --max-num-queued-reqs 2 whose requests last a while takes
@@ -60,7 +61,7 @@ func TestAdmissionCapsPrefillTokens(t *testing.T) {
 	waitFor(t, func() bool { s := srv.Stats(); return s.Running+s.Waiting == 1 })
 	st, raw := postJSON(t, srv.URL+"/v1/completions", map[string]any{"prompt": "a b", "max_tokens": 1})
 	var body struct {
-		Error errorInfo `json:"error"`
+		Error wire.ErrorInfo `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil || st != 503 || body.Error.Message != MsgQueuedTokens || body.Error.Param != nil {
 		t.Fatalf("second request: %d %s", st, raw)

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/drive"
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // maxBodyBytes bounds a request body (a 16k-token prompt as ids is ~100 KB).
@@ -29,13 +32,13 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		s.writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
 		return
 	}
-	req, err := decodeRequest(body, chat)
+	req, err := wire.DecodeRequest(body, chat)
 	if err != nil {
 		s.writeRequestError(w, err)
 		return
 	}
-	if req.model != "" && req.model != s.Config.servedName() {
-		s.unknownModel(w, req.model)
+	if req.Model != "" && req.Model != s.Config.servedName() {
+		s.unknownModel(w, req.Model)
 		return
 	}
 	maxTokens, err := s.checkLength(req)
@@ -48,28 +51,26 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 		s.writeError(w, fd.errorStatus, s.faultMessage(r))
 		return
 	}
-	h := engine.TokenHash(req.prompt)
+	h := engine.TokenHash(req.Prompt)
 	outLen, reason := outputLength(req, maxTokens, s.Config.EOSMeanTokens, s.Config.Seed, h)
 	if fd.truncate {
 		if t := s.Config.Faults.truncated(maxTokens); t < outLen {
 			outLen, reason = t, "stop"
 		}
 	}
-	st := &stream{arrival: arrival, notify: make(chan struct{}, 1), finishReason: reason}
-	st.seq = engine.NewSeq(n, req.prompt, outLen)
-	st.seq.Owner = st
+	st := drive.NewStream(engine.NewSeq(n, req.Prompt, outLen), arrival, reason)
 	if !s.Config.DisablePrefixCaching {
 		// Hash here, not under the engine's lock.
-		st.seq.HashPrompt(s.Config.BlockSize)
+		st.Seq.HashPrompt(s.Config.BlockSize)
 	}
 	if !s.takeIn(r, st) {
 		return
 	}
-	if reason := s.loop.submit(st); reason != "" {
+	if reason := s.loop.Submit(st); reason != "" {
 		s.reject(w, reason)
 		return
 	}
-	defer s.loop.abort(st) // a no-op once the sequence finished
+	defer s.loop.Abort(st) // a no-op once the sequence finished
 
 	prefix := "cmpl-"
 	if chat {
@@ -77,11 +78,11 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 	}
 	id := prefix + strconv.FormatUint(n, 10)
 	created := time.Now().Unix()
-	if req.stream {
-		f := newChunkFormat(chat, id, created, s.Config.servedName())
-		f.eol, f.comments = s.Config.Faults.LineEnding, s.Config.Faults.Comments
-		f.continuous, f.prompt = req.continuousUsage, len(req.prompt)
-		f.errData, f.fingerprint = s.streamError, s.fingerprint
+	if req.Stream {
+		f := wire.NewChunkFormat(chat, id, created, s.Config.servedName())
+		f.EOL, f.Comments = s.Config.Faults.LineEnding, s.Config.Faults.Comments
+		f.Continuous, f.Prompt = req.ContinuousUsage, len(req.Prompt)
+		f.ErrData, f.Fingerprint = s.streamError, s.fingerprint
 		s.writeStream(w, r, st, req, fd, f, h)
 		return
 	}
@@ -91,14 +92,13 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request, chat boo
 // takeIn spends the API server's time on the request (frontend.go), one
 // request after another; it reports false when the client left or the
 // server is closing meanwhile.
-func (s *Server) takeIn(r *http.Request, st *stream) bool {
-	in := s.loop.front
-	if in == nil {
+func (s *Server) takeIn(r *http.Request, st *drive.Stream) bool {
+	at := s.loop.EnterIntake(st)
+	if at.IsZero() {
 		return true
 	}
-	at := in.enter(st.arrival, st.seq.PromptLen())
 	if d := time.Until(at); d > 0 && !s.pause(r, d) {
-		s.loop.giveUp()
+		s.loop.GiveUp()
 		return false
 	}
 	return true
@@ -125,16 +125,16 @@ func (s *Server) faultMessage(r *http.Request) string {
 // cachedTokens is usage's prompt_tokens_details.cached_tokens, or −1 when
 // --enable-prompt-tokens-details is off. Read once the sequence produced a
 // token: the engine set it before.
-func (s *Server) cachedTokens(st *stream) int {
+func (s *Server) cachedTokens(st *drive.Stream) int {
 	if !s.Config.EnablePromptTokensDetails {
 		return -1
 	}
-	return st.seq.CachedTokens()
+	return st.Seq.CachedTokens()
 }
 
 func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
-	if re, ok := err.(*requestError); ok {
-		writeErrorAs(w, s.Config.ErrorFormat, re.status, re.msg, re.param)
+	if re, ok := err.(*wire.RequestError); ok {
+		wire.WriteError(w, s.Config.ErrorFormat, re.Status, re.Msg, re.Param)
 		return
 	}
 	s.writeError(w, http.StatusInternalServerError, err.Error())
@@ -145,29 +145,29 @@ func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
 // prompt cut at max_model_len − max_tokens and reports one token past the
 // cut ("at least"), so the value it names is that bound, not the prompt's
 // length; both errors name input_tokens as the parameter.
-func (s *Server) checkLength(req genRequest) (int, error) {
-	limit, p := s.Config.MaxModelLen, len(req.prompt)
+func (s *Server) checkLength(req wire.Request) (int, error) {
+	limit, p := s.Config.MaxModelLen, len(req.Prompt)
 	if p >= limit {
-		return 0, &requestError{status: http.StatusBadRequest, param: "input_tokens", msg: fmt.Sprintf(
+		return 0, &wire.RequestError{Status: http.StatusBadRequest, Param: "input_tokens", Msg: fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages. (parameter=input_tokens, value=%d)", limit, p, p)}
 	}
-	if req.maxTokens == -1 {
+	if req.MaxTokens == -1 {
 		return limit - p, nil
 	}
-	if p+req.maxTokens > limit {
-		least := limit - req.maxTokens + 1
-		return 0, &requestError{status: http.StatusBadRequest, param: "input_tokens", msg: fmt.Sprintf(
+	if p+req.MaxTokens > limit {
+		least := limit - req.MaxTokens + 1
+		return 0, &wire.RequestError{Status: http.StatusBadRequest, Param: "input_tokens", Msg: fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, you requested %d output tokens and your prompt contains at least %d input tokens, for a total of at least %d tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=%d)",
-			limit, req.maxTokens, least, least+req.maxTokens, least)}
+			limit, req.MaxTokens, least, least+req.MaxTokens, least)}
 	}
-	return req.maxTokens, nil
+	return req.MaxTokens, nil
 }
 
 // wait blocks until the stream changes; it reports false when the client
 // went away or the server is closing.
-func (s *Server) wait(r *http.Request, st *stream) bool {
+func (s *Server) wait(r *http.Request, st *drive.Stream) bool {
 	select {
-	case <-st.notify:
+	case <-st.Changed():
 		return true
 	case <-r.Context().Done():
 		return false
@@ -191,17 +191,17 @@ func (s *Server) pause(r *http.Request, d time.Duration) bool {
 }
 
 // writeWhole waits for the request to finish and answers in one body.
-func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, chat bool, id string, created int64, h uint64) {
+func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *drive.Stream, req wire.Request, fd faultDraw, chat bool, id string, created int64, h uint64) {
 	for {
-		produced, done := st.progress()
+		produced, done := st.Progress()
 		if done {
 			var text strings.Builder
 			words := produced
-			if st.finishReason == "stop" {
+			if st.FinishReason == "stop" {
 				words-- // the end-of-sequence token has no text
 			}
 			for k := range words {
-				text.WriteString(outputText(h, k))
+				text.WriteString(tokenizer.OutputText(h, k))
 			}
 			if at := s.pacedAt(st, produced-1); !at.IsZero() && !s.pause(r, time.Until(at)) {
 				return
@@ -210,74 +210,25 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, st *stream, 
 				return
 			}
 			if fd.disconnect != never {
-				s.loop.abort(st)
+				s.loop.Abort(st)
 				panic(http.ErrAbortHandler)
 			}
-			usage := wireUsage{PromptTokens: len(req.prompt), CompletionTokens: produced, TotalTokens: len(req.prompt) + produced}
+			usage := wire.Usage{PromptTokens: len(req.Prompt), CompletionTokens: produced, TotalTokens: len(req.Prompt) + produced}
 			if c := s.cachedTokens(st); c >= 0 {
-				usage.PromptTokensDetails = &promptTokensDetails{CachedTokens: c}
+				usage.PromptTokensDetails = &wire.PromptTokensDetails{CachedTokens: c}
 			}
 			if chat {
-				writeJSON(w, chatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.Config.servedName(),
-					Choices: []chatChoice{{Message: chatMsgOut{Role: "assistant", Content: text.String()}, FinishReason: st.finishReason}},
+				wire.WriteJSON(w, wire.ChatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.Config.servedName(),
+					Choices: []wire.ChatChoice{{Message: wire.ChatMessage{Role: "assistant", Content: text.String()}, FinishReason: st.FinishReason}},
 					Usage:   usage})
 				return
 			}
-			writeJSON(w, completionResponse{ID: id, Object: "text_completion", Created: created, Model: s.Config.servedName(),
-				Choices: []completionChoice{{Text: text.String(), FinishReason: st.finishReason}}, Usage: usage})
+			wire.WriteJSON(w, wire.CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: s.Config.servedName(),
+				Choices: []wire.CompletionChoice{{Text: text.String(), FinishReason: st.FinishReason}}, Usage: usage})
 			return
 		}
 		if !s.wait(r, st) {
 			return
 		}
 	}
-}
-
-type wireUsage struct {
-	PromptTokens        int                  `json:"prompt_tokens"`
-	TotalTokens         int                  `json:"total_tokens"`
-	CompletionTokens    int                  `json:"completion_tokens"`
-	PromptTokensDetails *promptTokensDetails `json:"prompt_tokens_details,omitempty"`
-}
-
-type promptTokensDetails struct {
-	CachedTokens int `json:"cached_tokens"`
-}
-
-type completionChoice struct {
-	Index        int     `json:"index"`
-	Text         string  `json:"text"`
-	Logprobs     *string `json:"logprobs"`
-	FinishReason string  `json:"finish_reason"`
-	StopReason   *string `json:"stop_reason"`
-}
-
-type completionResponse struct {
-	ID      string             `json:"id"`
-	Object  string             `json:"object"`
-	Created int64              `json:"created"`
-	Model   string             `json:"model"`
-	Choices []completionChoice `json:"choices"`
-	Usage   wireUsage          `json:"usage"`
-}
-
-type chatMsgOut struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatChoice struct {
-	Index        int        `json:"index"`
-	Message      chatMsgOut `json:"message"`
-	Logprobs     *string    `json:"logprobs"`
-	FinishReason string     `json:"finish_reason"`
-}
-
-type chatResponse struct {
-	ID      string       `json:"id"`
-	Object  string       `json:"object"`
-	Created int64        `json:"created"`
-	Model   string       `json:"model"`
-	Choices []chatChoice `json:"choices"`
-	Usage   wireUsage    `json:"usage"`
 }

@@ -5,7 +5,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
@@ -16,41 +17,20 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		writeErrorAs(w, ErrorFormatOpenAI, http.StatusInternalServerError, err.Error(), "")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
-}
-
-type modelCard struct {
-	ID          string  `json:"id"`
-	Object      string  `json:"object"`
-	Created     int64   `json:"created"`
-	OwnedBy     string  `json:"owned_by"`
-	Root        string  `json:"root"`
-	Parent      *string `json:"parent"`
-	MaxModelLen int     `json:"max_model_len"`
-	Permission  []any   `json:"permission"`
-}
-
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, struct {
-		Object string      `json:"object"`
-		Data   []modelCard `json:"data"`
-	}{"list", []modelCard{{ID: s.Config.servedName(), Object: "model", Created: s.created, OwnedBy: "vllm",
+	wire.WriteJSON(w, struct {
+		Object string           `json:"object"`
+		Data   []wire.ModelCard `json:"data"`
+	}{"list", []wire.ModelCard{{ID: s.Config.servedName(), Object: "model", Created: s.created, OwnedBy: "vllm",
 		Root: s.Config.Model, MaxModelLen: s.Config.MaxModelLen, Permission: []any{}}}})
 }
 
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, map[string]string{"version": s.Config.Version})
+	wire.WriteJSON(w, map[string]string{"version": s.Config.Version})
 }
 
 func (s *Server) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	return s.metrics.Handler()
 }
 
 // handleTokenize answers POST /tokenize with the same token ids the
@@ -76,18 +56,18 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	}
 	var tokens []int32
 	if len(probe.Messages) > 0 {
-		msgs, err := decodeMessages(probe.Messages)
+		msgs, err := wire.DecodeMessages(probe.Messages)
 		if err != nil {
 			s.writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
-		tokens = chatTokens(msgs)
+		tokens = tokenizer.ChatTokens(msgs)
 	} else {
 		var p struct {
 			Prompt json.RawMessage `json:"prompt"`
 		}
 		_ = json.Unmarshal(body, &p)
-		tokens, err = decodePrompt(p.Prompt)
+		tokens, err = wire.DecodePrompt(p.Prompt)
 		if err != nil {
 			s.writeError(w, http.StatusBadRequest, err.Error())
 			return
@@ -96,7 +76,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	if tokens == nil {
 		tokens = []int32{}
 	}
-	writeJSON(w, struct {
+	wire.WriteJSON(w, struct {
 		Count       int     `json:"count"`
 		MaxModelLen int     `json:"max_model_len"`
 		Tokens      []int32 `json:"tokens"`
@@ -106,5 +86,9 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 
 // unknownModel answers as vLLM's _check_model does: 404, naming "model".
 func (s *Server) unknownModel(w http.ResponseWriter, model string) {
-	writeErrorAs(w, s.Config.ErrorFormat, http.StatusNotFound, "The model `"+model+"` does not exist.", "model")
+	wire.WriteError(w, s.Config.ErrorFormat, http.StatusNotFound, "The model `"+model+"` does not exist.", "model")
 }
+
+// Tokenize returns the simulator's token ids for text, as POST /tokenize
+// and the generation endpoints count them (package tokenizer).
+func Tokenize(text string) []int32 { return tokenizer.Tokenize(text) }

@@ -1,7 +1,6 @@
 package vllmsim
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -117,82 +116,6 @@ func FuzzParseServeArgs(f *testing.F) {
 		}
 		if _, err := cfg.withDefaults(); err != nil {
 			t.Fatalf("ParseServeArgs accepted %q but the config is invalid: %v", line, err)
-		}
-	})
-}
-
-func TestDecodeRequest(t *testing.T) {
-	cases := []struct {
-		body string
-		chat bool
-		want genRequest
-	}{
-		{`{"prompt":"a b  c","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, false,
-			genRequest{prompt: Tokenize("a b c"), maxTokens: 5, stream: true, includeUsage: true}},
-		// max_completion_tokens is a chat parameter: completions ignore it
-		// and default to 16, also for an explicit null.
-		{`{"model":"m","prompt":[5,6,7],"max_completion_tokens":9,"min_tokens":2,"ignore_eos":true}`, false,
-			genRequest{model: "m", prompt: []int32{5, 6, 7}, maxTokens: 16, minTokens: 2, ignoreEOS: true}},
-		{`{"prompt":[[1,2]]}`, false, genRequest{prompt: []int32{1, 2}, maxTokens: 16}},
-		{`{"prompt":["x y"],"max_tokens":null}`, false, genRequest{prompt: Tokenize("x y"), maxTokens: 16}},
-		{`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9,"max_tokens":3}`, true,
-			genRequest{prompt: []int32{tokHeaderStart, tokRoleUser, tokHeaderEnd, wordID("hi"), tokEndOfTurn, tokHeaderStart, tokRoleAssistant}, maxTokens: 9}},
-		{`{"messages":[{"role":"user","content":"hi"}]}`, true,
-			genRequest{prompt: []int32{tokHeaderStart, tokRoleUser, tokHeaderEnd, wordID("hi"), tokEndOfTurn, tokHeaderStart, tokRoleAssistant}, maxTokens: -1}},
-	}
-	for _, c := range cases {
-		got, err := decodeRequest([]byte(c.body), c.chat)
-		if err != nil {
-			t.Fatalf("%s: %v", c.body, err)
-		}
-		gj, _ := json.Marshal(struct{ A any }{[]any{got.model, got.prompt, got.maxTokens, got.minTokens, got.ignoreEOS, got.stream, got.includeUsage}})
-		wj, _ := json.Marshal(struct{ A any }{[]any{c.want.model, c.want.prompt, c.want.maxTokens, c.want.minTokens, c.want.ignoreEOS, c.want.stream, c.want.includeUsage}})
-		if string(gj) != string(wj) {
-			t.Fatalf("%s:\n got %s\nwant %s", c.body, gj, wj)
-		}
-	}
-	for _, bad := range []string{`{`, `[]`, `{"prompt":""}`, `{"prompt":[1,"a"]}`, `{"prompt":[-1]}`, `{"prompt":[999999999]}`,
-		`{"prompt":"a","stream_options":{"include_usage":true}}`, `{"prompt":["a","b"]}`, `{"prompt":"a","n":2}`,
-		`{"prompt":"a","min_tokens":5,"max_tokens":2}`, `{"prompt":"a"} {}`} {
-		if _, err := decodeRequest([]byte(bad), false); err == nil {
-			t.Errorf("%s: accepted", bad)
-		}
-	}
-}
-
-func FuzzDecodeRequest(f *testing.F) {
-	f.Add([]byte(`{"prompt":"a b c","max_tokens":5,"stream":true}`), false)
-	f.Add([]byte(`{"prompt":[1,2,3],"min_tokens":1,"ignore_eos":true}`), false)
-	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"max_completion_tokens":3}`), true)
-	f.Add([]byte(`{"prompt":[[1]],"stream_options":{"include_usage":true},"stream":true}`), false)
-	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
-		r, err := decodeRequest(body, chat)
-		if err != nil {
-			if _, ok := err.(*requestError); !ok {
-				t.Fatalf("error of type %T: %v", err, err)
-			}
-			return
-		}
-		if len(r.prompt) == 0 {
-			t.Fatal("accepted an empty prompt")
-		}
-		if r.maxTokens != -1 && r.maxTokens < 1 {
-			t.Fatalf("accepted max_tokens %d", r.maxTokens)
-		}
-		for _, id := range r.prompt {
-			if id < 0 || id >= vocabSize {
-				t.Fatalf("token id %d out of range", id)
-			}
-		}
-	})
-}
-
-func FuzzTokenize(f *testing.F) {
-	f.Add("hello  world\n")
-	f.Add("\u00a0x\u3000y")
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := len(Tokenize(s)), len(strings.FieldsFunc(s, isSpace)); got != want {
-			t.Fatalf("%q: %d tokens, %d fields", s, got, want)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmslo/llmslo/internal/vllmcaptures"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // The simulator's streams have the shapes of real vLLM's
@@ -196,12 +197,12 @@ func sameError(t *testing.T, capture string, raw []byte) {
 	want := json.RawMessage(vllmcaptures.Read(capture))
 	sameShape(t, capture, want, raw, "error")
 	var w, g struct {
-		errorInfo
-		Error *errorInfo `json:"error"`
+		wire.ErrorInfo
+		Error *wire.ErrorInfo `json:"error"`
 	}
 	_ = json.Unmarshal(want, &w)
 	_ = json.Unmarshal(raw, &g)
-	wi, gi := &w.errorInfo, &g.errorInfo
+	wi, gi := &w.ErrorInfo, &g.ErrorInfo
 	if w.Error != nil {
 		wi, gi = w.Error, g.Error
 	}

@@ -26,7 +26,6 @@ const (
 	DefaultVersion       = "0.11.0-llmslo-sim"
 	DefaultHost          = "127.0.0.1"
 	DefaultPort          = 8000
-	vocabSize            = 128256 // Llama 3
 )
 
 // Config configures a simulated server. The zero value serves the defaults.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmslo/llmslo/vllmsim/wire"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -130,8 +131,8 @@ func TestConformanceOpenAIGo(t *testing.T) {
 		if !errors.As(err, &e) {
 			t.Fatalf("error %v (%T) is not an *openai.Error", err, err)
 		}
-		if e.StatusCode != status || !strings.Contains(e.Message, msg) || e.Type != errorType(status) {
-			t.Fatalf("status %d, type %q, message %q; want %d, %s, %q", e.StatusCode, e.Type, e.Message, status, errorType(status), msg)
+		if e.StatusCode != status || !strings.Contains(e.Message, msg) || e.Type != wire.ErrorType(status) {
+			t.Fatalf("status %d, type %q, message %q; want %d, %s, %q", e.StatusCode, e.Type, e.Message, status, wire.ErrorType(status), msg)
 		}
 	}
 	t.Run("wrong model", func(t *testing.T) {

@@ -22,7 +22,11 @@
 // tests as httptest.NewServer is used, ListenAndServe (or `llmslo sim`) to
 // serve it on a port with vLLM's own command-line flags. The engine core
 // (scheduler, KV cache, step-time models, hardware) is package
-// vllmsim/engine, which runs in virtual time without a server.
+// vllmsim/engine, which runs in virtual time without a server; package
+// vllmsim/drive runs it in real time, and vllmsim/wire, vllmsim/tokenizer
+// and vllmsim/metrics hold the HTTP API's shapes, the tokenizer and
+// /metrics. This package holds the configuration, the flags, the handlers
+// and the faults.
 //
 // It is not the model it simulates: generated text is filler, and its
 // latencies are those of the step-time model and of an estimate of the API

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/llmslo/llmslo/internal/testkit"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 	"io"
 	"net"
 	"regexp"
@@ -132,7 +133,7 @@ func TestContinuousUsage(t *testing.T) {
 	for _, ev := range events(raw) {
 		var c struct {
 			Choices []json.RawMessage `json:"choices"`
-			Usage   *wireUsage        `json:"usage"`
+			Usage   *wire.Usage       `json:"usage"`
 		}
 		if ev == "[DONE]" {
 			continue

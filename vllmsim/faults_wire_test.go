@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // rawPost posts body as JSON and returns the status and the body as it came,
@@ -86,7 +88,7 @@ func defaultFingerprint() string {
 func words(h uint64, from, n int) string {
 	var b strings.Builder
 	for k := from; k < from+n; k++ {
-		b.WriteString(outputText(h, k))
+		b.WriteString(tokenizer.OutputText(h, k))
 	}
 	return b.String()
 }
@@ -226,8 +228,8 @@ const streamErrorJSON = `{"error":{"message":"Internal server error","type":"Int
 func TestInjectedStatuses(t *testing.T) {
 	for _, status := range []int{429, 500, 401} {
 		for format, want := range map[string]string{
-			"":                `{"error":{"message":"slow down","type":"` + errorType(status) + `","param":null,"code":` + itoa(status) + `}}`,
-			ErrorFormatLegacy: `{"object":"error","message":"slow down","type":"` + errorType(status) + `","param":null,"code":` + itoa(status) + `}`,
+			"":                `{"error":{"message":"slow down","type":"` + wire.ErrorType(status) + `","param":null,"code":` + itoa(status) + `}}`,
+			ErrorFormatLegacy: `{"object":"error","message":"slow down","type":"` + wire.ErrorType(status) + `","param":null,"code":` + itoa(status) + `}`,
 		} {
 			s := start(t, Config{ProfileName: "instant", ErrorFormat: format, Faults: Faults{ErrorRate: 1, ErrorStatus: status, ErrorMessage: "slow down"}})
 			code, raw, _ := rawPost(t, s.URL+"/v1/completions", streamReq("x", 1))
@@ -244,7 +246,7 @@ func TestInjectedStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var e apiError
+	var e wire.APIError
 	_ = json.NewDecoder(resp.Body).Decode(&e)
 	if e.Error == nil {
 		t.Fatalf("%d: no error envelope", resp.StatusCode)

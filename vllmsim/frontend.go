@@ -2,7 +2,6 @@ package vllmsim
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
@@ -124,49 +123,6 @@ func newOutput(c Config) engine.Output {
 
 func newFrontend(c Config) engine.Frontend {
 	return engine.Frontend{Overhead: c.FrontendOverhead, PerToken: c.FrontendPerToken, HoldsEngine: c.EngineV0}
-}
-
-// intake is the real-time server's frontend.
-type intake struct {
-	mu     sync.Mutex
-	f      engine.Frontend
-	epoch  time.Time
-	inside int // requests taken in, not yet handed to the engine or given up
-}
-
-// newIntake returns nil when the front end costs nothing.
-func newIntake(c Config) *intake {
-	f := newFrontend(c)
-	if f.Zero() {
-		return nil
-	}
-	return &intake{f: f, epoch: time.Now()}
-}
-
-// enter queues a request that arrived at arrival and returns when it
-// reaches the engine; the caller then hands it over (loop.submit) or gives
-// up (loop.giveUp).
-func (in *intake) enter(arrival time.Time, promptTokens int) time.Time {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.inside++
-	return in.epoch.Add(in.f.Admit(arrival.Sub(in.epoch), promptTokens))
-}
-
-func (in *intake) leave() {
-	in.mu.Lock()
-	in.inside--
-	in.mu.Unlock()
-}
-
-// holding reports whether the engine must wait for the intake.
-func (in *intake) holding() bool {
-	if in == nil || !in.f.HoldsEngine {
-		return false
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.inside > 0
 }
 
 // The flags of the first token's path, registered beside the costs they

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -30,7 +31,7 @@ type streamResult struct {
 	tokens     int
 	sent       time.Time
 	tokenTimes []time.Time
-	usage      *wireUsage
+	usage      *wire.Usage
 	done       bool
 	err        error
 	body       string // the body of a non-200 answer
@@ -77,7 +78,7 @@ func streamCompletion(t testing.TB, url string, body map[string]any) streamResul
 			Choices []struct {
 				Text string `json:"text"`
 			} `json:"choices"`
-			Usage *wireUsage `json:"usage"`
+			Usage *wire.Usage `json:"usage"`
 		}
 		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
 			res.err = fmt.Errorf("bad chunk %q: %w", data, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // A KV cache of 300 blocks (4800 tokens) under 1024-in/256-out requests at
@@ -142,7 +143,7 @@ func TestPromptTokensDetails(t *testing.T) {
 			}
 		}
 		var resp struct {
-			Usage wireUsage `json:"usage"`
+			Usage wire.Usage `json:"usage"`
 		}
 		if err := json.Unmarshal([]byte(whole), &resp); err != nil || resp.Usage.PromptTokensDetails == nil {
 			t.Fatalf("chat usage %s: %v", whole, err)

@@ -18,18 +18,11 @@ import (
 // has the engine loop preempt and reset between two steps.
 func (s *Server) handleResetPrefixCache(w http.ResponseWriter, r *http.Request) {
 	preempt, _ := strconv.ParseBool(r.URL.Query().Get("reset_running_requests"))
-	l := s.loop
-	l.mu.Lock()
-	if l.eng.Stats().Running == 0 || !preempt {
-		l.eng.ResetPrefixCache() // refused, and counted, while sequences run
-		l.mu.Unlock()
+	done := s.loop.ResetPrefixCache(preempt)
+	if done == nil {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	done := make(chan struct{})
-	l.resets = append(l.resets, done)
-	l.mu.Unlock()
-	l.poke()
 	select {
 	case <-done:
 	case <-r.Context().Done():
@@ -38,21 +31,6 @@ func (s *Server) handleResetPrefixCache(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	w.WriteHeader(http.StatusOK)
-}
-
-// applyResets preempts every running sequence and resets the prefix cache
-// for the resets waiting, between two steps (l.mu held, no batch in
-// flight), and releases their handlers.
-func (l *loop) applyResets() {
-	if len(l.resets) == 0 {
-		return
-	}
-	l.eng.PreemptAll()
-	l.eng.ResetPrefixCache()
-	for _, done := range l.resets {
-		close(done)
-	}
-	l.resets = l.resets[:0]
 }
 
 // DevModeEnv is vLLM's variable for its development endpoints; the

@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmslo/llmslo/vllmsim/drive"
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/metrics"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // Server is a simulated vLLM server listening on a loopback port, used as an
@@ -27,8 +30,8 @@ type Server struct {
 	Config Config
 
 	http      *http.Server
-	loop      *loop
-	metrics   *metrics
+	loop      *drive.Loop
+	metrics   *metrics.Metrics
 	readyAt   time.Time
 	created   int64
 	arrivals  atomic.Uint64
@@ -58,15 +61,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Config: c, closing: make(chan struct{}), created: time.Now().Unix(), serveErr: make(chan error, 1),
-		streamError: streamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
-	s.loop = &loop{eng: eng, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now,
-		front: newIntake(c), emit: newEmitter(c), adm: admission{maxReqs: c.MaxNumQueuedReqs, maxTokens: c.MaxNumQueuedTokens}}
-	s.metrics = newMetrics(newMetricsConfig(c), func() engine.Stats {
-		s.loop.mu.Lock()
-		defer s.loop.mu.Unlock()
-		return s.loop.eng.Stats()
-	})
-	s.loop.metrics = s.metrics
+		streamError: wire.StreamErrorBody(c.ErrorFormat), fingerprint: c.fingerprint()}
+	// The metrics read the loop's engine only when scraped, once it is set.
+	s.metrics = metrics.New(metricsConfig(c), func() engine.Stats { return s.loop.Stats() })
+	s.loop = drive.New(drive.Config{Engine: eng, Metrics: s.metrics, Frontend: newFrontend(c), Output: newOutput(c),
+		MaxQueuedReqs: c.MaxNumQueuedReqs, MaxQueuedTokens: c.MaxNumQueuedTokens})
 	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
 }
@@ -119,10 +118,7 @@ func (s *Server) Start() {
 func (s *Server) begin() {
 	s.started = true
 	s.readyAt = time.Now().Add(s.Config.Faults.StartupDelay)
-	go s.loop.run()
-	if s.loop.emit != nil {
-		go s.loop.emit.run()
-	}
+	s.loop.Start()
 }
 
 // Serve serves on ln until Close; it returns nil after Close.
@@ -192,12 +188,7 @@ func (s *Server) Close() {
 		_ = s.http.Close()
 		s.handlers.Wait()
 		if started {
-			close(s.loop.stop)
-			<-s.loop.done
-			if e := s.loop.emit; e != nil {
-				close(e.stop)
-				<-e.done
-			}
+			s.loop.Stop()
 		}
 		if viaStart {
 			<-s.serveErr
@@ -207,9 +198,7 @@ func (s *Server) Close() {
 
 // Stats returns the engine's totals and gauges.
 func (s *Server) Stats() engine.Stats {
-	s.loop.mu.Lock()
-	defer s.loop.mu.Unlock()
-	return s.loop.eng.Stats()
+	return s.loop.Stats()
 }
 
 // Handler is the server's HTTP handler.

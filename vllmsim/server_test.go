@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	dto "github.com/prometheus/client_model/go"
@@ -119,11 +121,11 @@ func TestErrorsInVLLMShape(t *testing.T) {
 			// nothing beside it.
 			status, raw := postJSON(t, s.URL+c.path, c.body)
 			var top map[string]json.RawMessage
-			var e apiError
+			var e wire.APIError
 			if err := json.Unmarshal(raw, &top); err != nil || json.Unmarshal(raw, &e) != nil || len(top) != 1 || e.Error == nil {
 				t.Fatalf("error body %s is not the {\"error\": {...}} envelope", raw)
 			}
-			if i := e.Error; status != c.status || i.Code != c.status || i.Object != "" || i.Type != errorType(c.status) || !strings.Contains(i.Message, c.msg) {
+			if i := e.Error; status != c.status || i.Code != c.status || i.Object != "" || i.Type != wire.ErrorType(c.status) || !strings.Contains(i.Message, c.msg) {
 				t.Fatalf("status %d body %s; want %d with %q", status, raw, c.status, c.msg)
 			}
 			wantParam := `"param":null`
@@ -135,13 +137,13 @@ func TestErrorsInVLLMShape(t *testing.T) {
 			}
 			// vLLM 0.10.0 and before: the flat object.
 			status, raw = postJSON(t, legacy.URL+c.path, c.body)
-			var flat errorInfo
+			var flat wire.ErrorInfo
 			top = nil
 			if err := json.Unmarshal(raw, &flat); err != nil || json.Unmarshal(raw, &top) != nil || top["error"] != nil {
 				t.Fatalf("legacy error body %s: %v", raw, err)
 			}
 			f := flat
-			if status != c.status || f.Code != c.status || f.Object != "error" || f.Type != errorType(c.status) || !strings.Contains(f.Message, c.msg) {
+			if status != c.status || f.Code != c.status || f.Object != "error" || f.Type != wire.ErrorType(c.status) || !strings.Contains(f.Message, c.msg) {
 				t.Fatalf("legacy: status %d body %s; want %d with %q", status, raw, c.status, c.msg)
 			}
 		})
@@ -166,7 +168,7 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 		t.Fatalf("tokenize chat: %s", raw)
 	}
 	_, raw = postJSON(t, s.URL+"/v1/chat/completions", map[string]any{"messages": msgs, "max_tokens": 2})
-	var resp chatResponse
+	var resp wire.ChatResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +180,8 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 		t.Fatalf("tokenize text: %s", raw)
 	}
 	for _, id := range tok.Tokens {
-		if id < minWordID || id >= vocabSize {
-			t.Fatalf("token id %d outside [%d, %d)", id, minWordID, vocabSize)
+		if id < tokenizer.MinWordID || id >= tokenizer.VocabSize {
+			t.Fatalf("token id %d outside [%d, %d)", id, tokenizer.MinWordID, tokenizer.VocabSize)
 		}
 	}
 	r := streamCompletion(t, s.URL, map[string]any{"prompt": []string{"héllo  wörld\tand\nmore"}, "max_tokens": 3,

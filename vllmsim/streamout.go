@@ -3,6 +3,9 @@ package vllmsim
 import (
 	"net/http"
 	"time"
+
+	"github.com/llmslo/llmslo/vllmsim/drive"
+	"github.com/llmslo/llmslo/vllmsim/wire"
 )
 
 // streamOut writes one request's SSE stream as the engine produces its
@@ -12,10 +15,10 @@ type streamOut struct {
 	w        http.ResponseWriter
 	rc       *http.ResponseController
 	r        *http.Request
-	st       *stream
-	req      genRequest
+	st       *drive.Stream
+	req      wire.Request
 	fd       faultDraw
-	f        *chunkFormat
+	f        *wire.ChunkFormat
 	h        uint64
 	buf      []byte // written at the next flush
 	sent     int    // tokens sent
@@ -26,20 +29,20 @@ type streamOut struct {
 // writeStream sends the tokens as SSE chunks as the engine produces them.
 // Tokens that piled up while the client was slow go out as separate chunks
 // in one write.
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream, req genRequest, fd faultDraw, f *chunkFormat, h uint64) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *drive.Stream, req wire.Request, fd faultDraw, f *wire.ChunkFormat, h uint64) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	o := &streamOut{s: s, w: w, rc: http.NewResponseController(w), r: r, st: st, req: req, fd: fd, f: f, h: h}
 	if fd.earlyRole {
-		o.buf = f.appendEarly(o.buf)
-		o.roleSent = f.chat
+		o.buf = f.AppendEarly(o.buf)
+		o.roleSent = f.Chat()
 	}
 	if !o.flush() {
 		return
 	}
 	for {
-		produced, done := st.progress()
+		produced, done := st.Progress()
 		for o.sent < produced {
 			n := min(fd.perEvent, produced-o.sent)
 			if n < fd.perEvent && !done {
@@ -48,15 +51,15 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, st *stream,
 			if !o.faults(false) || !o.pace() {
 				return
 			}
-			if f.chat && !o.roleSent {
-				o.buf = f.appendRole(o.buf)
+			if f.Chat() && !o.roleSent {
+				o.buf = f.AppendRole(o.buf)
 				o.roleSent = true
 			}
 			reason := ""
 			if done && o.sent+n == produced {
-				reason = st.finishReason
+				reason = st.FinishReason
 			}
-			o.buf = f.appendEvent(o.buf, h, o.sent, n, reason)
+			o.buf = f.AppendEvent(o.buf, h, o.sent, n, reason)
 			o.sent += n
 			o.events++
 		}
@@ -76,11 +79,11 @@ func (o *streamOut) finish() {
 	if !o.faults(true) {
 		return
 	}
-	if o.req.includeUsage && !o.fd.noUsage {
-		o.buf = o.f.appendUsage(o.buf, len(o.req.prompt), o.sent, o.s.cachedTokens(o.st))
+	if o.req.IncludeUsage && !o.fd.noUsage {
+		o.buf = o.f.AppendUsage(o.buf, len(o.req.Prompt), o.sent, o.s.cachedTokens(o.st))
 	}
 	if !o.fd.noDone {
-		o.buf = o.f.appendDone(o.buf)
+		o.buf = o.f.AppendDone(o.buf)
 	}
 	o.flush()
 }
@@ -93,12 +96,12 @@ func (o *streamOut) faults(final bool) bool {
 		o.cut()
 	}
 	if due(o.fd.errorEvent) {
-		o.buf = o.f.appendError(o.buf)
+		o.buf = o.f.AppendError(o.buf)
 		if !o.fd.noDone {
-			o.buf = o.f.appendDone(o.buf)
+			o.buf = o.f.AppendDone(o.buf)
 		}
 		o.flush()
-		o.s.loop.abortAs(o.st, "error")
+		o.s.loop.AbortAs(o.st, "error")
 		return false
 	}
 	if due(o.fd.stall) {
@@ -109,7 +112,7 @@ func (o *streamOut) faults(final bool) bool {
 	}
 	if due(o.fd.malformed) {
 		o.fd.malformed = never
-		o.buf = o.f.appendMalformed(o.buf)
+		o.buf = o.f.AppendMalformed(o.buf)
 	}
 	return true
 }
@@ -132,12 +135,12 @@ func (o *streamOut) pace() bool {
 
 // pacedAt is when token event k may go out under Faults.PacedTTFT and
 // PacedITL; zero when pacing is off.
-func (s *Server) pacedAt(st *stream, k int) time.Time {
+func (s *Server) pacedAt(st *drive.Stream, k int) time.Time {
 	f := s.Config.Faults
 	if f.PacedTTFT == 0 && f.PacedITL == 0 {
 		return time.Time{}
 	}
-	return st.arrival.Add(f.PacedTTFT + time.Duration(max(k, 0))*f.PacedITL)
+	return st.Arrival.Add(f.PacedTTFT + time.Duration(max(k, 0))*f.PacedITL)
 }
 
 // flush writes what is pending; it reports false when the client is gone.
@@ -156,19 +159,6 @@ func (o *streamOut) flush() bool {
 func (o *streamOut) cut() {
 	_, _ = o.w.Write(o.buf)
 	_ = o.rc.Flush()
-	o.s.loop.abort(o.st)
+	o.s.loop.Abort(o.st)
 	panic(http.ErrAbortHandler)
-}
-
-// abortAs aborts st's sequence and counts it as finished for reason, unless
-// it had already finished.
-func (l *loop) abortAs(st *stream, reason string) {
-	l.mu.Lock()
-	finished := st.seq.Finished()
-	l.eng.Abort(st.seq)
-	l.adm.release(st)
-	l.mu.Unlock()
-	if !finished {
-		l.metrics.finished(reason)
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/vllmsim/engine"
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
 )
 
 // vreq is one request of a virtual-time run.
@@ -114,7 +115,7 @@ func (v *vrun) run(until time.Duration) {
 func wordsPrompt(base, n int) []int32 {
 	p := make([]int32, n)
 	for i := range p {
-		p[i] = int32(minWordID + (base*7919+i)%(vocabSize-minWordID))
+		p[i] = int32(tokenizer.MinWordID + (base*7919+i)%(tokenizer.VocabSize-tokenizer.MinWordID))
 	}
 	return p
 }

@@ -72,7 +72,7 @@ func fixtureBuild(args []string, stdout, stderr io.Writer) int {
 	maxLen := fs.Int("max-model-len", 0, "clip requests to input+output ≤ N (0: no clipping)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	switch {
 	case len(pos) > 0:
@@ -147,7 +147,7 @@ func fixtureStats(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "source format of a file (default: detected from the content)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "llmslo fixture stats: want one FILE_OR_NAME")

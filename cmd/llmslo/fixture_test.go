@@ -111,7 +111,7 @@ func TestFixtureBadInputExitsThree(t *testing.T) {
 		{[]string{"stats", bad}, bad + ":3: field ContextTokens: not a number"},
 		{[]string{"build", "--from", bad, "-o", filepath.Join(dir, "x.json")}, bad + ":3: field ContextTokens"},
 		{[]string{"stats", empty}, "no requests"},
-		{[]string{"stats", filepath.Join(dir, "missing.csv")}, "no such file"},
+		{[]string{"stats", filepath.Join(dir, "missing.csv")}, "not a file, not an embedded name"},
 		{[]string{"stats", "fixed:0:5"}, "field IN"},
 		{[]string{"stats", "--format", "xml", bad}, "unknown fixture format"},
 		{[]string{"stats"}, "want one FILE_OR_NAME"},

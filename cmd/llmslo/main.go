@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -44,12 +46,23 @@ func main() {
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(stderr)
-		if len(args) == 0 {
+		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
+		usage(stderr)
+		return exitPass
+	case args[0] == "help":
+		// help CMD [SUB] is CMD [SUB] -h: the command's own usage.
+		if _, ok := commands[args[1]]; !ok {
+			fmt.Fprintf(stderr, "llmslo help: unknown command %q\n", args[1])
+			usage(stderr)
 			return exitUsage
 		}
-		return exitPass
+		return dispatch(ctx, append(slices.Clone(args[1:]), "-h"), stdout, stderr)
+	case args[0] == "-version" || args[0] == "--version":
+		return versionCmd(ctx, args[1:], stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -71,6 +84,24 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+}
+
+// unexpectedArg reports the first positional argument fs left, with the
+// fix when it is the value of a boolean flag given apart ("--salt false"):
+// the flag package takes a boolean's value only after "=".
+func unexpectedArg(name string, fs *flag.FlagSet, args []string, stderr io.Writer) int {
+	arg := fs.Arg(0)
+	fmt.Fprintf(stderr, "%s: unexpected argument %q", name, arg)
+	if i := len(args) - fs.NArg(); i > 0 && (arg == "true" || arg == "false") {
+		prev := strings.TrimLeft(args[i-1], "-")
+		if f := fs.Lookup(prev); f != nil && !strings.Contains(prev, "=") {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				fmt.Fprintf(stderr, ": --%s takes its value with \"=\": --%s=%s", prev, prev, arg)
+			}
+		}
+	}
+	fmt.Fprintln(stderr)
+	return exitUsage
 }
 
 // parseExit is the exit code for a flag-parsing error: 0 when help was

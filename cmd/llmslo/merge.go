@@ -35,6 +35,10 @@ func mergeCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "llmslo merge: give the shards' reports, e.g. llmslo merge -o merged.json shard-*.json")
 		return exitUsage
 	}
+	if err := checkOutputPaths([][2]string{{"-o", *out}, {"--html", *html}}); err != nil {
+		fmt.Fprintf(stderr, "llmslo merge: %v\n", err)
+		return exitUsage
+	}
 	reps := make([]*report.Report, 0, fs.NArg())
 	for _, path := range fs.Args() {
 		r, err := readReport(path)

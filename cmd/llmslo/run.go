@@ -38,6 +38,7 @@ type runFlags struct {
 	seed                                                int64
 	maxInFlight, maxModelLen                            int
 	salt, reset, resetRunning, strict, quiet            bool
+	lengthsAdvisory                                     bool
 	slos                                                multiFlag
 	thinkScale                                          float64
 	maxThink                                            time.Duration
@@ -64,9 +65,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "model name (default: the first of GET /v1/models)")
 	fs.StringVar(&f.report, "report", "", "write the JSON report to this file")
 	fs.StringVar(&f.html, "html", "", "write an HTML report with charts to this file")
-	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
-	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
-	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
 	fs.DurationVar(&f.duration, "duration", load.DefaultDuration, "measured duration of each step")
 	fs.DurationVar(&f.warmup, "warmup", load.DefaultWarmup, "unmeasured warm-up before each step, at the step's rate")
 	fs.DurationVar(&f.drain, "drain", 0, "bound on waiting for in-flight requests after a step (default max(30s, duration))")
@@ -78,6 +76,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.salt, "salt", true, "put a per-run nonce in every prompt")
 	fs.BoolVar(&f.reset, "reset-prefix-cache", true, "reset the server's prefix cache before each step where it allows, once the server is idle")
 	fs.BoolVar(&f.resetRunning, "reset-running-requests", false, "let that reset preempt requests the server still runs 10 s after the wait began (they are recomputed)")
+	fs.BoolVar(&f.lengthsAdvisory, "lengths-advisory", false, "declare a server that stops at EOS whatever ignore_eos says: judge the outputs it gives, and say when the workload was lighter than asked (without it such a step is invalid, and a URL target seen ignoring ignore_eos is refused)")
 	fs.BoolVar(&f.strict, "strict", false, "pass a latency SLO only when its 95% interval is under the limit")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.simArgs, "sim-args", "", "vLLM serve flags for --target sim, e.g. '--max-num-seqs 64 --profile h200-llama3-8b'")
@@ -88,9 +87,17 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxThink, "max-think", 0, "cap a session turn's scaled think time (0: no cap)")
 	fs.Var(&f.hazardsOff, "hazard-off", "do not judge this hazard, repeatable or comma-separated: "+strings.Join(verdict.HazardKinds, ", ")+"; the report lists it as not judged")
 	fs.IntVar(&f.starvedRetries, "starved-retries", 0, "measure a step again, up to this many times, when its only hazard is client_saturation (a client starved by other work on its machine); the discarded attempts are listed in the report")
-	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size")
+	fs.Float64Var(&f.fitMargin, "fit-margin", 1, "Fit's finding when the KV cache holds fewer than this many times max_num_seqs requests of the fixture's p95 size (0: 1)")
 	fs.Var(&f.slos, "slo", "SLO, repeatable: 'ttft.p95<=500ms', 'itl.p99<=50ms', 'error_rate<=1%' (default: those three)")
 	f.vllm.register(fs)
+}
+
+// registerBaseline adds the baseline flags, run's alone (sweep and tune
+// choose rates no recorded run has).
+func (f *runFlags) registerBaseline(fs *flag.FlagSet) {
+	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
+	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
+	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
 }
 
 // plan turns the flags into a load.Plan, parsing each once, here. Only
@@ -102,17 +109,11 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.ResetRunningRequests = f.resetRunning
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
+	c.LengthsAdvisory = f.lengthsAdvisory
 	c.StallTimeout, c.RequestTimeout = f.stallTimeout, f.requestTimeout
-	if f.fitMargin <= 0 {
-		return c, fmt.Errorf("--fit-margin %g: must be positive", f.fitMargin)
-	}
 	c.FitMargin = f.fitMargin
-	if err := f.thinkConfig(&c); err != nil {
-		return c, err
-	}
-	if err := f.cancelConfig(&c); err != nil {
-		return c, err
-	}
+	c.ThinkTimeScale, c.MaxThink = f.thinkScale, f.maxThink
+	c.CancelRate, c.CancelAfter, c.RequestsOut = f.cancelRate, f.cancelAfter, f.requestsOut
 	switch f.api {
 	case "completions":
 		c.API = workload.APICompletions
@@ -150,18 +151,24 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	if err != nil {
 		return c, err
 	}
-	replay := arr.Kind == arrival.Trace && arr.Speed > 0
-	switch {
-	case replay && len(rates) > 0:
+	if arr.Kind == arrival.Trace && arr.Speed > 0 && len(rates) > 0 {
 		return c, errors.New("--arrival trace:SPEED replays the fixture's own pace: give no --rates")
-	case !replay && len(rates) == 0:
-		return c, errors.New("--rates is required, e.g. --rates 2,4,8")
 	}
 	c.Rates = rates
 	if c.Fixture, err = formats.Open(f.fixture); err != nil {
 		return c, fmt.Errorf("--fixture: %w", err)
 	}
-	return c, nil
+	return c, load.NameSettings(c.Validate(), planFlags)
+}
+
+// planFlags name the flag that sets each Plan field, for the messages of
+// Plan validation, which checks every setting (load.NameSettings).
+var planFlags = map[string]string{
+	"Rates": "--rates", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
+	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
+	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
+	"FitMargin": "--fit-margin", "BaselineTolerance": "--baseline-tolerance",
+	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 
 // hazardConfig turns --hazard-off and --starved-retries into c.
@@ -176,9 +183,6 @@ func (f *runFlags) hazardConfig(c *load.Plan) error {
 				c.Thresholds.Off = append(c.Thresholds.Off, kind)
 			}
 		}
-	}
-	if f.starvedRetries < 0 {
-		return fmt.Errorf("--starved-retries %d: must not be negative", f.starvedRetries)
 	}
 	c.StarvedRetries = f.starvedRetries
 	return nil
@@ -213,8 +217,6 @@ func (f *runFlags) baselineConfig(c *load.Plan) error {
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return errors.New("--update-baseline needs --baseline FILE")
-	case f.baseline != "" && !f.updateBaseline && f.baselineTolerance <= 0:
-		return errors.New("--baseline-tolerance must be positive")
 	}
 	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {
@@ -235,6 +237,7 @@ func withRecordHint(err error) error {
 	return err
 }
 
+// parseRates reads --rates; Plan validation checks the rates it holds.
 func parseRates(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -242,7 +245,7 @@ func parseRates(s string) ([]float64, error) {
 	var out []float64
 	for _, part := range strings.Split(s, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
-		if err != nil || r <= 0 || r > 1e6 {
+		if err != nil {
 			return nil, fmt.Errorf("--rates: %q is not a rate in requests per second (a positive number)", part)
 		}
 		out = append(out, r)
@@ -250,36 +253,87 @@ func parseRates(s string) ([]float64, error) {
 	return out, nil
 }
 
+// planHooks are a command's own checks around the plan its run flags
+// build: before, of its own flags; after, completing the plan.
+type planHooks struct {
+	before func(set map[string]bool) error
+	after  func(set map[string]bool, plan *load.Plan, stderr io.Writer) error
+}
+
+// parse reads args into fs and builds the plan, running every check that
+// can fail before the first request. On a usage error (or -h) it writes
+// the message under the command's name and returns the exit code, with ok
+// false.
+func (f *runFlags) parse(name string, fs *flag.FlagSet, args []string, stderr io.Writer, hooks planHooks) (plan load.Plan, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		return plan, parseExit(err), false
+	}
+	if fs.NArg() > 0 {
+		return plan, unexpectedArg(name, fs, args, stderr), false
+	}
+	plan, err := f.checkedPlan(explicitFlags(fs), stderr, hooks)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return plan, exitUsage, false
+	}
+	return plan, 0, true
+}
+
+// checkedPlan builds the plan from the flags given (set), with the
+// command's own checks in their place.
+func (f *runFlags) checkedPlan(set map[string]bool, stderr io.Writer, hooks planHooks) (load.Plan, error) {
+	if err := f.checkPairs(set); err != nil {
+		return load.Plan{}, err
+	}
+	if hooks.before != nil {
+		if err := hooks.before(set); err != nil {
+			return load.Plan{}, err
+		}
+	}
+	plan, err := f.plan(stderr)
+	if err != nil {
+		return plan, err
+	}
+	if err := f.checkBeforeLoad(set, plan); err != nil {
+		return plan, err
+	}
+	if hooks.after != nil {
+		err = hooks.after(set, &plan, stderr)
+	}
+	return plan, err
+}
+
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("llmslo run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	f.registerBaseline(fs)
 	var sf shardFlags
 	sf.register(fs)
 	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "with --overload: the limit on the p99 of a shed request's time to its 503")
-	if err := fs.Parse(args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmslo run: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	cfg, err := f.plan(stderr)
-	if err == nil {
-		err = sf.apply(&cfg)
+	cfg, code, ok := f.parse("llmslo run", fs, args, stderr, planHooks{
+		before: func(set map[string]bool) error {
+			if set["shed-p99"] && !*overload {
+				return errors.New("--shed-p99 bounds the overload gate: it needs --overload")
+			}
+			return nil
+		},
+		after: func(_ map[string]bool, cfg *load.Plan, _ io.Writer) error { return sf.apply(cfg) },
+	})
+	if !ok {
+		return code
 	}
 	if *overload {
 		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
-		return exitUsage
+	if !f.quiet {
+		warnShortSteps(cfg, stderr)
 	}
 	rep, err := load.Measure(ctx, cfg)
 	if rep == nil {
-		fmt.Fprintf(stderr, "llmslo run: %v\n", err)
+		fmt.Fprintf(stderr, "llmslo run: %v\n", load.NameSettings(err, planFlags))
 		return exitUsage
 	}
 	return shardExit(cfg, finish(rep, err, f, stdout, stderr), rep, err, stderr)

@@ -101,8 +101,8 @@ func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 	}
 }
 
-// Off a terminal (here a file, as CI's log is) progress is sparse: Fit's
-// line before the first step, then steps shorter than 10 s write no
+// Off a terminal (here a file, as CI's log is) progress is sparse: the
+// note that a 1 s step lacks samples and Fit's line before the first step, then steps shorter than 10 s write no
 // progress line, only their summary rows, and nothing is redrawn in place.
 func TestRunOffATerminalWritesOneLinePerStep(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
@@ -117,9 +117,28 @@ func TestRunOffATerminalWritesOneLinePerStep(t *testing.T) {
 	assert.NotContains(t, string(stderr), "\r", "no redraws off a terminal")
 	assert.NotContains(t, string(stderr), "warm-up", "no progress line in a step under 10 s")
 	lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
-	require.Len(t, lines, 3, string(stderr))
+	require.Len(t, lines, 4, string(stderr))
+	assert.Regexp(t, `^note: the step at 20 req/s gives about 20 samples of ttft.p95 in 1s, of the 200 it needs`, lines[0])
+	lines = lines[1:]
 	assert.Regexp(t, `^fit: the KV cache \(480000 tokens\) holds 13333 requests of the p95 size \(36 tokens`, lines[0])
 	lines = lines[1:]
 	assert.Regexp(t, `^step 1 of 2  rate=20  (PASS|INVALID)  \d+\.\d\d req/s  ttft p95 \d+\.\d ms  itl p99 \d+\.\d ms$`, lines[0])
 	assert.Regexp(t, `^step 2 of 2  rate=40  (PASS|INVALID)  `, lines[1])
+}
+
+// A sweep that found its knee says so once, on the verdict line, and adds
+// only what binds there; one stopped by an invalid step keeps its capacity
+// line, which says why nothing was found.
+func TestSweepSaysItsKneeOnce(t *testing.T) {
+	rep := &report.Report{Verdict: report.VerdictFail, Capacity: &report.Capacity{PassRate: 10, FailRate: 12,
+		Binding: &report.Binding{Kind: "max_num_seqs", Evidence: "running at the cap", Flag: "--max-num-seqs"}}}
+	var out bytes.Buffer
+	writeCapacity(&out, rep)
+	assert.Equal(t, "binding at 12 req/s: max_num_seqs: running at the cap\n  change: --max-num-seqs\n", out.String())
+
+	rep = &report.Report{Verdict: report.VerdictInvalid, Capacity: &report.Capacity{PassRate: 4},
+		Steps: []report.StepReport{{Verdict: report.VerdictPass}, {Verdict: report.VerdictInvalid}}}
+	out.Reset()
+	writeCapacity(&out, rep)
+	assert.Equal(t, "capacity: unknown: an invalid step stopped the sweep (last pass 4 req/s)\n", out.String())
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
@@ -12,9 +14,13 @@ import (
 // searchFlags are what sweep and tune read alike: the run's flags and the
 // bisection's, checked the same way.
 type searchFlags struct {
-	run       runFlags
-	refine    *int
-	precision *float64
+	run         runFlags
+	refine      *int
+	precision   *float64
+	maxDuration *time.Duration
+	// pairs, when set, refuses the command's own flags given where they
+	// mean nothing, before the plan is built.
+	pairs func(set map[string]bool) error
 }
 
 // registerSearch adds the run's flags and the bisection's to fs, with
@@ -24,6 +30,7 @@ func registerSearch(fs *flag.FlagSet, precision float64, refineHelp, precisionHe
 	s.run.register(fs)
 	s.refine = fs.Int("refine", 3, refineHelp)
 	s.precision = fs.Float64("precision", precision, precisionHelp)
+	s.maxDuration = fs.Duration("max-duration", defaultMaxDuration, "cap on the step length chosen when --duration is not given: the length the lowest rate needs for its gated percentiles' samples")
 	return s
 }
 
@@ -31,23 +38,48 @@ func registerSearch(fs *flag.FlagSet, precision float64, refineHelp, precisionHe
 // message under the command's name and returns the exit code, with ok
 // false.
 func (s *searchFlags) parse(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (plan load.Plan, code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		return plan, parseExit(err), false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
-		return plan, exitUsage, false
-	}
-	if *s.refine < 0 {
-		fmt.Fprintf(stderr, "%s: --refine must not be negative\n", name)
-		return plan, exitUsage, false
-	}
-	plan, err := s.run.plan(stderr)
-	if err != nil {
+	if err := refuseBaselineFlags(name, args); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return plan, exitUsage, false
 	}
-	return plan, 0, true
+	return s.run.parse(name, fs, args, stderr, s.hooks())
+}
+
+// hooks are the bisection's checks around the plan the run flags build.
+func (s *searchFlags) hooks() planHooks { return planHooks{before: s.checkOwn, after: s.sizeSteps} }
+
+// check builds the plan and runs every check that can fail before the
+// first request.
+func (s *searchFlags) check(set map[string]bool, stderr io.Writer) (load.Plan, error) {
+	return s.run.checkedPlan(set, stderr, s.hooks())
+}
+
+// checkOwn checks the bisection's flags and the command's pairs.
+func (s *searchFlags) checkOwn(set map[string]bool) error {
+	if *s.refine < 0 {
+		return errors.New("--refine must not be negative")
+	}
+	if err := checkPrecision(*s.precision); err != nil {
+		return err
+	}
+	switch {
+	case set["max-duration"] && set["duration"]:
+		return errors.New("--max-duration caps the step length chosen when --duration is not given; --duration sets it")
+	case *s.maxDuration <= 0:
+		return fmt.Errorf("--max-duration %v: want a positive duration", *s.maxDuration)
+	}
+	if s.pairs != nil {
+		return s.pairs(set)
+	}
+	return nil
+}
+
+// sizeSteps checks the step length given, or chooses one.
+func (s *searchFlags) sizeSteps(set map[string]bool, plan *load.Plan, stderr io.Writer) error {
+	if set["duration"] {
+		return checkStepSamples(*plan)
+	}
+	return s.sizeDuration(plan, stderr)
 }
 
 // search is the bisection the flags ask for.

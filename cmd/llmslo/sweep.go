@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 func init() {
@@ -21,6 +24,12 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"stop bisecting once the knee's bracket is within this fraction of its upper end (0: run every --refine step)")
 	var variants multiFlag
 	fs.Var(&variants, "server-variant", "vLLM serve flags of one server variant, repeatable, e.g. '--max-num-seqs 128': one sweep each, side by side (sim target)")
+	f.pairs = func(set map[string]bool) error {
+		if t := strings.TrimSpace(f.run.target); set["server-variant"] && t != targets.Sim && t != targets.VLLM {
+			return fmt.Errorf("--server-variant needs a server llmslo starts (--target sim or vllm); --target %s is one already running", t)
+		}
+		return nil
+	}
 	cfg, code, ok := f.parse("llmslo sweep", fs, args, stderr)
 	if !ok {
 		return code
@@ -37,8 +46,21 @@ func sweepCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		render.WriteVariants(stdout, rep)
 		return code
 	}
-	if c := rep.Capacity; c != nil {
-		fmt.Fprintln(stdout, "capacity: "+render.CapacityText(c, rep.Steps))
-	}
+	writeCapacity(stdout, rep)
 	return kneeFound(code, rep, err)
+}
+
+// writeCapacity adds what the sweep found below the summary. The verdict
+// line already says where the knee is when one was found: only what binds
+// there is added, so that the finding is said once.
+func writeCapacity(w io.Writer, rep *report.Report) {
+	switch c := rep.Capacity; {
+	case c == nil:
+	case rep.SearchOutcome() != "":
+		if b := render.BindingText(c); b != "" {
+			fmt.Fprintln(w, strings.TrimPrefix(b, "\n"))
+		}
+	default:
+		fmt.Fprintln(w, "capacity: "+render.CapacityText(c, rep.Steps))
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +24,12 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("budget", load.DefaultTuneBudget, "sweeps to run at most, the first (from the flags as given) included")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "the last step's overload gate: the limit on the p99 of a shed request's time to its 503")
 	noOverload := fs.Bool("no-overload", false, "leave out the last step, the overload gate at 1.5× the final knee")
+	f.pairs = func(set map[string]bool) error {
+		if set["shed-p99"] && *noOverload {
+			return errors.New("--shed-p99 bounds the overload gate that --no-overload leaves out")
+		}
+		return nil
+	}
 	cfg, code, ok := f.parse("llmslo tune", fs, args, stderr)
 	if !ok {
 		return code

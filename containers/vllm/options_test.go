@@ -12,9 +12,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/llmslo/llmslo/containers/vllm/serve"
+	"github.com/llmslo/llmslo/internal/testkit"
 )
-
-func noEnv(string) (string, bool) { return "", false }
 
 // settingsOf applies this package's options as Run does.
 func settingsOf(t *testing.T, opts ...Option) serve.Settings {
@@ -29,7 +28,7 @@ func settingsOf(t *testing.T, opts ...Option) serve.Settings {
 func TestRequest(t *testing.T) {
 	dir := t.TempDir()
 	s := settingsOf(t, WithModel("m"), WithGPUs(AllGPUs), WithHFCache(dir), WithStartupTimeout(90*time.Second), WithDevMode())
-	req := request(&s, "vllm/vllm-openai:latest", noEnv)
+	req := request(&s, "vllm/vllm-openai:latest", testkit.NoEnv)
 
 	assert.Equal(t, "vllm/vllm-openai:latest", req.Image)
 	assert.Equal(t, []string{"8000/tcp"}, req.ExposedPorts)

@@ -37,7 +37,7 @@ func TestBelowCapacityPasses(t *testing.T) {
 			assertHeld(t, s)
 			assertNotes(t, rep, tc.api)
 			if got := notJudged(s); !slices.Equal(got, []string{verdict.HazardWarmCache, verdict.CheckOverCapacity, verdict.CheckBinding, verdict.CheckOutputLength}) {
-				t.Errorf("not judged %v: want warm_cache, over capacity and binding (no /metrics), output_length (no ignore_eos)", got)
+				t.Errorf("not judged %v: want warm_cache, over capacity and binding (no /metrics), output_length (declared advisory)", got)
 			}
 			if perReq := float64(s.Tokens.Input) / float64(s.Requests.Completed); s.LengthMismatches > 0 || perReq < 64*0.95 || perReq > 64*1.05 {
 				t.Errorf("%.1f prompt tokens a request for 64 asked, %d length mismatches: sizing from usage did not come close", perReq, s.LengthMismatches)
@@ -56,7 +56,7 @@ func TestBelowCapacityPasses(t *testing.T) {
 func assertNotes(t *testing.T, rep *report.Report, api workload.API) {
 	t.Helper()
 	notes := strings.Join(rep.Target.Notes, "\n")
-	want := []string{"no /tokenize: prompts were sized from the usage.prompt_tokens", "no ignore_eos"}
+	want := []string{"no /tokenize: prompts were sized from the usage.prompt_tokens", "output lengths were declared advisory"}
 	if api == workload.APICompletions {
 		want = append(want, "rejects token-id prompts")
 	}

@@ -30,7 +30,7 @@ func TestCommandAgainstOllama(t *testing.T) {
 	srv := startServer(t, Config{Parallel: 1})
 	run := func(name string) (int, string) {
 		t.Helper()
-		cmd := exec.Command(bin, "run", "--target", srv.URL, "--model", srv.Model, "--fixture", "fixed:64:64",
+		cmd := exec.Command(bin, "run", "--target", srv.URL, "--model", srv.Model, "--fixture", "fixed:64:64", "--lengths-advisory",
 			"--rates", "4", "--duration", "10s", "--warmup", "1s", "--slo", "ttft.p50<=1s",
 			"--report", filepath.Join(dir, name+".json"), "--html", filepath.Join(dir, name+".html"))
 		out, err := cmd.Output()

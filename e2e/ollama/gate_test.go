@@ -42,6 +42,9 @@ func (g gate) plan(t *testing.T, srv *Server) load.Plan {
 	p.Fixture, p.API, p.Rates, p.SLOs = fx, g.api, g.rates, slos
 	p.Duration, p.Warmup, p.MaxModelLen = g.duration, g.warmup, g.maxLen
 	p.StarvedRetries = 1 // a client starved by the shared machine says nothing of the server
+	// Ollama stops at its end of text whatever ignore_eos says: declared,
+	// its outputs are judged as given, never guessed from what it lacks.
+	p.LengthsAdvisory = true
 	return p
 }
 

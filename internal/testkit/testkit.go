@@ -17,3 +17,7 @@ func Median(d []time.Duration) time.Duration {
 
 // NewRand is a generator seeded for a reproducible test.
 func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+// NoEnv is an environment with no variable set, for code that reads the
+// environment through a lookup function.
+func NoEnv(string) (string, bool) { return "", false }

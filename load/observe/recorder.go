@@ -27,9 +27,9 @@ type LengthCheck struct {
 	// prompts sized from a fitted model rather than measured one by one
 	// come close, not exact.
 	InputTolerance float64
-	// EarlyEndAllowed says the server cannot be held to the output length
-	// (it has no ignore_eos): an output shorter than asked is counted as
-	// ended early, not as a mismatch.
+	// EarlyEndAllowed says the server's output lengths were declared
+	// advisory (it stops at EOS whatever ignore_eos says): an output
+	// shorter than asked is counted as ended early, not as a mismatch.
 	EarlyEndAllowed bool
 }
 
@@ -38,7 +38,7 @@ type LengthCheck struct {
 //
 // Requests whose intended time falls before MeasureFrom (the warm-up) are
 // not measured: they load the server, and are only counted for progress
-// (Progress.Warmup), so that a warm-up does not look stalled.
+// (Snapshot.Warmup), so that a warm-up does not look stalled.
 type Recorder struct {
 	mu sync.Mutex
 

@@ -12,26 +12,40 @@ import (
 // what binds there. steps tells a sweep stopped by an invalid step from
 // one where every rate passed.
 func CapacityText(c *report.Capacity, steps []report.StepReport) string {
+	return capacityWords(c, steps) + BindingText(c)
+}
+
+// BindingText is what binds at the knee's failing rate, on lines of its
+// own ("" when nothing was named): what a sweep adds below a verdict line
+// that already says where the knee is.
+func BindingText(c *report.Capacity) string {
+	b := c.Binding
+	if b == nil {
+		return ""
+	}
+	return fmt.Sprintf("\nbinding at %g req/s: %s: %s\n  change: %s", c.FailRate, b.Kind, b.Evidence, b.Flag)
+}
+
+// capacityWords is the knee's bracket in words, without what binds.
+func capacityWords(c *report.Capacity, steps []report.StepReport) string {
 	stopped := false
 	for i := range steps {
 		stopped = stopped || steps[i].Verdict == report.VerdictInvalid
 	}
-	var s string
 	switch {
 	case stopped && c.FailRate == 0:
-		s = fmt.Sprintf("unknown: an invalid step stopped the sweep (last pass %g req/s)", c.PassRate)
-	case c.PassRate == 0 && c.FailRate > 0:
-		s = fmt.Sprintf("below %g req/s (the lowest rate failed)", c.FailRate)
-	case c.FailRate == 0:
-		s = fmt.Sprintf("at least %g req/s (every rate passed)", c.PassRate)
-	default:
-		s = fmt.Sprintf("%g req/s meets every SLO; %g req/s does not", c.PassRate, c.FailRate)
-		if c.Precision > 0 {
-			s += fmt.Sprintf(" (the knee known to %.0f%%)", 100*c.Precision)
+		if c.PassRate == 0 {
+			return "unknown: an invalid step stopped the sweep before any rate passed"
 		}
+		return fmt.Sprintf("unknown: an invalid step stopped the sweep (last pass %g req/s)", c.PassRate)
+	case c.PassRate == 0 && c.FailRate > 0:
+		return fmt.Sprintf("fails at every rate tried, the lowest was %g req/s", c.FailRate)
+	case c.FailRate == 0:
+		return fmt.Sprintf("at least %g req/s (every rate passed)", c.PassRate)
 	}
-	if b := c.Binding; b != nil {
-		s += fmt.Sprintf("\nbinding at %g req/s: %s: %s\n  change: %s", c.FailRate, b.Kind, b.Evidence, b.Flag)
+	s := fmt.Sprintf("%g req/s meets every SLO; %g req/s does not", c.PassRate, c.FailRate)
+	if c.Precision > 0 {
+		s += fmt.Sprintf(" (the knee known to %.0f%%)", 100*c.Precision)
 	}
 	return s
 }

@@ -34,6 +34,17 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 		Class:   verdictClass(r.Verdict),
 		Fixture: r.Fixture,
 		Knee:    chartOrNote(kneeChart(r)),
+		Outcome: r.OutcomeText(),
+	}
+	// A sweep's verdict is its worst step's; the badge says what it found.
+	switch r.SearchOutcome() {
+	case report.OutcomeKneeFound:
+		page.Verdict, page.Class = "KNEE FOUND", "pass"
+	case report.OutcomeBelowLowestRate:
+		page.Verdict, page.Class = "BELOW THE LOWEST RATE", "fail"
+	}
+	if c := r.Capacity; c != nil {
+		page.Capacity = capacityWords(c, r.Steps)
 	}
 	if !r.StartedAt.IsZero() {
 		page.Started = r.StartedAt.UTC().Format(time.RFC3339)
@@ -73,6 +84,10 @@ type htmlPage struct {
 	SLOs    []string
 	Steps   []stepView
 	Knee    chart
+	// Outcome is a search's outcome in words (report.OutcomeText);
+	// Capacity the knee's bracket in words.
+	Outcome  string
+	Capacity string
 }
 
 type stepView struct {
@@ -135,8 +150,8 @@ func sloRows(results []report.SLOResult) []sloRow {
 		if r.Samples == 0 {
 			row.Observed = "no observations"
 		}
-		if !r.Conclusive {
-			row.Result += " (" + inconclusive(r) + ")"
+		if note := resultNote(r); note != "" {
+			row.Result += " (" + note + ")"
 		}
 		rows = append(rows, row)
 	}
@@ -201,11 +216,12 @@ var htmlFuncs = template.FuncMap{
 		}
 		return msText(v)
 	},
-	"pct":  pctText,
-	"rate": func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"join": strings.Join,
-	"inc":  func(i int) int { return i + 1 },
-	"num":  numText,
+	"pct":      pctText,
+	"capacity": func(c report.Capacity) string { return capacityWords(&c, nil) },
+	"rate":     func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"join":     strings.Join,
+	"inc":      func(i int) int { return i + 1 },
+	"num":      numText,
 	"optpct": func(p *float64) string {
 		if p == nil {
 			return "– (no prompt tokens looked up)"
@@ -237,8 +253,9 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#
 h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin:1.6rem 0 .4rem;border-bottom:1px solid #ccd3da;padding-bottom:.2rem}h3{font-size:1rem;margin:1rem 0 .3rem}
 table{border-collapse:collapse;margin:.4rem 0;font-variant-numeric:tabular-nums}
 th,td{padding:.2rem .4rem;border-bottom:1px solid #e3e7eb;text-align:right;white-space:nowrap}
-th{background:#f3f5f7;font-weight:600}td:first-child,th:first-child{text-align:left}
-.wide{overflow-x:auto}td.result,th.result{text-align:left}
+th{background:#f3f5f7;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}
+.wide{max-width:100%;overflow-x:auto}td.result,th.result{text-align:left}td.result{white-space:normal;min-width:14rem}td.name{white-space:normal;min-width:6rem}
+table.wrap{width:100%}table.wrap td{white-space:normal;text-align:left;vertical-align:top}table.wrap td.num{text-align:right;white-space:nowrap}table.wrap th{text-align:left}table.wrap code{white-space:nowrap}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}dt{color:#56606b}dd{margin:0}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:.3rem;font-weight:700;color:#fff}
 .pass{color:#14692e}.fail{color:#b3261e}.invalid{color:#8a4b00}.none{color:#56606b}
@@ -257,6 +274,7 @@ section.step{break-inside:avoid-page}
 <body>
 <header>
 <h1>llmslo report <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Report.Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h1>
+{{with .Outcome}}<p class="outcome"><strong>{{.}}</strong></p>{{end}}
 {{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
 <dl>
 <dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
@@ -265,16 +283,16 @@ section.step{break-inside:avoid-page}
 <dt>seed</dt><dd>{{.Report.Seed}}</dd>
 {{with .Started}}<dt>started</dt><dd>{{.}}</dd>{{end}}
 <dt>SLOs</dt><dd>{{range $i, $s := .SLOs}}{{if $i}}; {{end}}{{$s}}{{else}}none{{end}}</dd>
-{{with .Report.Capacity}}<dt>capacity</dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>passes at {{rate .PassRate}} req/s{{if .FailRate}}, fails at {{rate .FailRate}} req/s{{end}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
+{{with .Report.Capacity}}<dt>capacity</dt><dd>{{$.Capacity}}</dd>{{with .Binding}}<dt>binding at the knee</dt><dd><b>{{.Kind}}</b>: {{.Evidence}}; change {{.Flag}}</dd>{{end}}{{end}}{{range .Report.Variants}}<dt>variant <code>{{.Variant}}</code></dt><dd>{{capacity .}}{{with .Binding}}; binding: <b>{{.Kind}}</b> ({{.Flag}}){{end}}</dd>{{end}}
 </dl>
 {{range .Report.Target.Notes}}<p class="note"><strong>target:</strong> {{.}}</p>
 {{end}}</header>
 {{with .Report.Fit}}<h2>Fit</h2>
 <p>{{.Message}}</p>{{with .Finding}}<p class="note"><b>finding ({{.Kind}})</b>: {{.Message}}. Flags: {{range $i, $f := .Flags}}{{if $i}}, {{end}}<code>{{$f}}</code>{{end}}.</p>{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}{{end}}
 {{with .Report.Tune}}<h2>Tuning</h2>
-{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table>
-<thead><tr><th>iteration</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
-<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td><code>{{join $it.Args " "}}</code></td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td>{{rate $it.PassRate}} to {{if $it.FailRate}}{{rate $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
+{{with .CannotChange}}<p class="note">{{.}}</p>{{end}}<div class="wide"><table class="wrap">
+<thead><tr><th>#</th><th>server flags</th><th>change</th><th>knee (req/s)</th><th>binding</th><th>kept</th><th>why</th></tr></thead>
+<tbody>{{range $i, $it := .Iterations}}<tr><td>{{inc $i}}</td><td>{{range $it.Args}}<code>{{.}}</code> {{end}}</td><td>{{with $it.Change}}<code>{{.}}</code>{{else}}-{{end}}</td><td class="num">{{num $it.PassRate}} to {{if $it.FailRate}}{{num $it.FailRate}}{{else}}-{{end}}</td><td>{{$it.Binding}}</td><td>{{if $it.Kept}}yes{{else}}no{{end}}</td><td>{{$it.Why}}</td></tr>{{end}}</tbody></table></div>
 <p>Stopped: {{.Stop}}</p>
 <p>Final flags: <code>{{.Command}}</code></p>{{end}}
 {{with .Report.Protect}}<h2>Protect</h2>
@@ -284,13 +302,13 @@ section.step{break-inside:avoid-page}
 
 <h2>Steps</h2>
 {{if .Steps}}<div class="wide"><table>
-<thead><tr><th>step</th><th>rate target</th><th>achieved</th><th>sent</th><th>ok</th><th>failed</th><th>shed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
+<thead><tr><th>step</th><th>asked (/s)</th><th>achieved (/s)</th><th>sent</th><th>ok</th><th>failed</th><th>shed</th><th>unfinished</th><th>dropped</th><th>TTFT p50</th><th>TTFT p95</th><th>TTFT p99</th><th>ITL p50</th><th>ITL p99</th><th>TPOT p50</th><th>E2EL p50</th><th>goodput</th><th>verdict</th></tr></thead>
 <tbody>{{range .Steps}}
-<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Shed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
+<tr><td class="name"><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{rate .RateTarget}}</td><td>{{rate .RateAchieved}}</td><td>{{.Requests.Sent}}</td><td>{{.Requests.Completed}}</td><td>{{.Requests.Failed}}</td><td>{{.Requests.Shed}}</td><td>{{.Requests.Unfinished}}</td><td>{{.Requests.Dropped}}</td><td>{{ms .TTFT.P50 .TTFT.Count}}</td><td>{{ms .TTFT.P95 .TTFT.Count}}</td><td>{{ms .TTFT.P99 .TTFT.Count}}</td><td>{{ms .ITL.P50 .ITL.Count}}</td><td>{{ms .ITL.P99 .ITL.Count}}</td><td>{{ms .TPOT.P50 .TPOT.Count}}</td><td>{{ms .E2EL.P50 .E2EL.Count}}</td><td>{{pct .Goodput}}</td><td class="{{.Class}}">{{.Verdict}}{{if .Partial}} (partial){{end}}</td></tr>{{end}}
 </tbody></table></div>
-<h2>Latency against rate</h2>
+<h2 id="latency">Latency against rate</h2>
 <figure>{{with .Knee.SVG}}{{.}}{{else}}<p class="note">{{.Knee.Note}}</p>{{end}}
-<figcaption>TTFT p50, p95, p99 and ITL p99 of each step against its achieved rate; dashed lines are the latency SLO limits. Where the curve turns up, the server has passed its knee.</figcaption></figure>
+<figcaption>Each percentile an SLO gates, one panel per metric, of each step against its achieved rate (without latency SLOs: TTFT p50, p95, p99 and ITL p99); dashed lines are the SLO limits, in their curve's colour. Where a curve turns up, the server has passed its knee; where it crosses its limit, that SLO fails.</figcaption></figure>
 {{else}}<p class="note">No steps were measured.</p>{{end}}
 
 {{range .Steps}}<section class="step" id="{{.Anchor}}">

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"html/template"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -24,87 +23,11 @@ import (
 // to a page.
 const (
 	chartWidth      = 22 * vg.Centimeter
-	legendWidth     = 6 * vg.Centimeter
-	kneeHeight      = 9 * vg.Centimeter
+	kneePanelHeight = 7 * vg.Centimeter // one metric's panel
+	kneeAxisHeight  = 1 * vg.Centimeter // the shared rate axis' label
 	timelineHeight  = 11 * vg.Centimeter
 	limitDashLength = 4 * vg.Millimeter
 )
-
-// kneeChart draws TTFT p50/p95/p99 and ITL p99 against achieved rate, one
-// point per step with samples, and each latency SLO limit as a dashed line.
-func kneeChart(r *report.Report) (template.HTML, string) {
-	type curve struct {
-		name string
-		pick func(*report.StepReport) (float64, int64)
-	}
-	curves := []curve{
-		{"TTFT p50", func(s *report.StepReport) (float64, int64) { return s.TTFT.P50, s.TTFT.Count }},
-		{"TTFT p95", func(s *report.StepReport) (float64, int64) { return s.TTFT.P95, s.TTFT.Count }},
-		{"TTFT p99", func(s *report.StepReport) (float64, int64) { return s.TTFT.P99, s.TTFT.Count }},
-		{"ITL p99", func(s *report.StepReport) (float64, int64) { return s.ITL.P99, s.ITL.Count }},
-	}
-	p := newPlot()
-	p.X.Label.Text = "achieved rate (req/s)"
-	if hasSessions(r) {
-		p.X.Label.Text = "achieved rate (sessions/s)" // a session replay's rates count sessions
-	}
-	p.Y.Label.Text = "latency (ms)"
-	p.X.Min, p.Y.Min = 0, 0
-	p.Add(plotter.NewGrid())
-	maxX, drawn := 0.0, 0
-	series := make([]namedXYs, 0, len(curves))
-	for _, c := range curves {
-		var pts plotter.XYs
-		for j := range r.Steps {
-			s := &r.Steps[j]
-			v, n := c.pick(s)
-			if n > 0 && finite(v) && finite(s.RateAchieved) {
-				pts = append(pts, plotter.XY{X: s.RateAchieved, Y: v})
-			}
-		}
-		series = append(series, namedXYs{c.name, pts})
-	}
-	if len(r.Variants) > 0 {
-		// A variant sweep: one TTFT p95 and one ITL p99 curve per server
-		// variant, against the asked rate, so the knees sit side by side.
-		series = variantSeries(r.Variants)
-	}
-	for i, c := range series {
-		pts := c.pts
-		if len(pts) == 0 {
-			continue
-		}
-		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return "", "chart unavailable: " + err.Error()
-		}
-		line.Color, points.Color = plotutil.Color(i), plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(c.name, line, points)
-		maxX, drawn = math.Max(maxX, pts[len(pts)-1].X), drawn+1
-	}
-	if drawn == 0 {
-		return "", "No step has latency samples to chart."
-	}
-	maxX = math.Max(maxX*1.05, 0.1)
-	for i, s := range r.SLO {
-		if s.Metric == string(report.MetricErrorRate) || !finite(s.LimitMs) {
-			continue
-		}
-		limit, err := plotter.NewLine(plotter.XYs{{X: 0, Y: s.LimitMs}, {X: maxX, Y: s.LimitMs}})
-		if err != nil {
-			return "", "chart unavailable: " + err.Error()
-		}
-		limit.Color = plotutil.Color(len(series) + i)
-		limit.Dashes = []vg.Length{limitDashLength, limitDashLength / 2}
-		p.Add(limit)
-		p.Legend.Add("limit "+sloText(s), limit)
-	}
-	p.X.Max = maxX
-	return drawSVG(kneeHeight, p)
-}
 
 // timelineChart draws a step's seconds: TTFT mean and max of the requests
 // that completed in each second above, sends and completions below.
@@ -198,7 +121,14 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 		legends[i], p.Legend = p.Legend, plot.NewLegend()
 	}
 	pad := 2 * vg.Millimeter
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: legendWidth}
+	// The legends' column is as wide as their longest label, so none is
+	// cut at the chart's edge.
+	legendWidth := vg.Length(0)
+	for i := range legends {
+		r := legends[i].Rectangle(draw.Canvas{})
+		legendWidth = max(legendWidth, r.Max.X-r.Min.X)
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: 2 * pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: legendWidth + 4*pad}
 	canvases := plot.Align(rows, tiles, draw.New(c))
 	for i, p := range plots {
 		tile := canvases[i][0]
@@ -206,6 +136,7 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 		legend := tile
 		legend.Min.X, legend.Max.X = tile.Max.X+2*pad, chartWidth-pad
 		legends[i].Top, legends[i].Left = true, true
+		legends[i].Padding = vg.Millimeter
 		legends[i].Draw(legend)
 	}
 	var b bytes.Buffer
@@ -223,8 +154,8 @@ func drawSVG(height vg.Length, plots ...*plot.Plot) (template.HTML, string) {
 	return template.HTML(svg[at:]), ""
 }
 
-// newPlot returns a plot in the page's sans-serif face with plain tick
-// labels ("2500", not "2500.00").
+// newPlot returns a plot in the page's sans-serif face with round, plain
+// tick labels ("2500", not "2500.00").
 func newPlot() *plot.Plot {
 	p := plot.New()
 	sans := font.Font{Typeface: "Liberation", Variant: "Sans"}
@@ -233,44 +164,40 @@ func newPlot() *plot.Plot {
 		st.Font.Typeface, st.Font.Variant = sans.Typeface, sans.Variant
 	}
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	return p
 }
 
-// plainTicks are gonum's default ticks labelled without trailing zeros.
-type plainTicks struct{}
+// niceTicks label every tick at a round step (1, 2, 2.5 or 5 times a
+// power of ten) chosen for four to eight ticks, where gonum's default
+// labels as few as two.
+type niceTicks struct{}
 
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || !finite(lo) || !finite(hi) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := niceStep((hi - lo) / 7)
+	var ticks []plot.Tick
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		if v == 0 {
+			v = 0 // not "-0"
 		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
 	}
 	return ticks
 }
 
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
-// namedXYs is one curve of the latency-against-rate chart.
-type namedXYs struct {
-	name string
-	pts  plotter.XYs
-}
-
-func variantSeries(vs []report.Capacity) []namedXYs {
-	var out []namedXYs
-	for _, v := range vs {
-		var ttft, itl plotter.XYs
-		for _, p := range v.Curve {
-			if finite(p.TTFTP95Ms) && p.TTFTP95Ms > 0 {
-				ttft = append(ttft, plotter.XY{X: p.Rate, Y: p.TTFTP95Ms})
-			}
-			if finite(p.ITLP99Ms) && p.ITLP99Ms > 0 {
-				itl = append(itl, plotter.XY{X: p.Rate, Y: p.ITLP99Ms})
-			}
+// niceStep is the least round step at or above raw.
+func niceStep(raw float64) float64 {
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw*(1-1e-9) {
+			return m * mag
 		}
-		out = append(out, namedXYs{"TTFT p95 " + v.Variant, ttft}, namedXYs{"ITL p99 " + v.Variant, itl})
 	}
-	return out
+	return 10 * mag
 }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -183,7 +183,7 @@ func TestWriteHTMLStepsWithoutSamples(t *testing.T) {
 	for i := range r.Steps {
 		s := &r.Steps[i]
 		s.TTFT, s.ITL, s.TPOT, s.E2EL = stats.Summary{}, stats.Summary{}, stats.Summary{}, stats.Summary{}
-		s.Timeline = nil
+		s.Timeline, s.SLO = nil, nil
 	}
 	// A step whose requests all failed: seconds with sends but no completions.
 	r.Steps[1].Timeline = []report.Second{{T: 0, Sent: 8, Failed: 8}, {T: 1, Sent: 8, Failed: 8}}

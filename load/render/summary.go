@@ -32,7 +32,11 @@ func AppendStepSummary(path, title string, r *report.Report) error {
 // each hazard with its fix.
 func Markdown(title string, r *report.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s: %s\n\n", title, strings.ToUpper(string(r.Verdict)))
+	verdict := strings.ToUpper(string(r.Verdict))
+	if found := r.OutcomeText(); found != "" {
+		verdict = found
+	}
+	fmt.Fprintf(&b, "### %s: %s\n\n", title, verdict)
 	fmt.Fprintf(&b, "Target %s (%s), model %s.\n\n", r.Target.Kind, r.Target.URL, r.Target.Model)
 	for _, n := range r.Target.Notes {
 		fmt.Fprintf(&b, "_Target: %s._\n\n", n)

@@ -77,7 +77,17 @@ func WriteSummary(w io.Writer, r *report.Report) {
 		fmt.Fprintf(w, "note: %d of %d fixture requests were clipped to fit the server's context length\n", info.Clipped, info.Requests)
 	}
 	writeFit(w, r.Fit)
-	fmt.Fprintf(w, "verdict: %s", r.Verdict)
+	writeVerdict(w, r)
+}
+
+// writeVerdict writes the run's verdict line; a sweep's verdict is its
+// worst step's, so a sweep says what it found instead.
+func writeVerdict(w io.Writer, r *report.Report) {
+	verdict := string(r.Verdict)
+	if found := r.OutcomeText(); found != "" {
+		verdict = found
+	}
+	fmt.Fprintf(w, "verdict: %s", verdict)
 	if r.Partial {
 		fmt.Fprintf(w, " (partial: %s)", r.Reason)
 	}
@@ -122,8 +132,8 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 		if !r.Pass {
 			res = "FAIL"
 		}
-		if !r.Conclusive && r.Samples > 0 || r.CI95Ms == nil && r.Metric != string(report.MetricErrorRate) {
-			res += " (" + inconclusive(r) + ")"
+		if note := resultNote(r); note != "" {
+			res += " (" + note + ")"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", name, obs, ci, limit, r.Samples, res)
 	}
@@ -250,19 +260,39 @@ func verdictCell(s *report.StepReport) string {
 	return v
 }
 
-// inconclusive says why a latency SLO's verdict rests on its point estimate
-// alone: too few samples for any interval, or an interval across the limit.
-func inconclusive(r report.SLOResult) string {
+// resultNote says why an SLO's verdict rests on its point estimate alone,
+// or "" when its 95% interval decided it: no observations, too few samples
+// for any interval, samples that move together second by second and so
+// count as fewer independent ones than an interval needs, or an interval
+// across the limit.
+func resultNote(r report.SLOResult) string {
 	if r.Metric == string(report.MetricErrorRate) {
+		switch {
+		case r.CI95 == nil || r.Samples == 0:
+			return "no requests judged"
+		case r.CI95[1] <= r.MaxRate || r.CI95[0] > r.MaxRate:
+			return ""
+		}
 		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 	}
-	if r.Samples == 0 && r.Metric != string(report.MetricErrorRate) {
+	if r.Samples == 0 {
 		return "no observations"
 	}
-	if r.CI95Ms == nil {
-		return fmt.Sprintf("inconclusive: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
+	if ci := r.CI95Ms; ci != nil {
+		if ci[1] <= r.LimitMs || ci[0] > r.LimitMs {
+			return ""
+		}
+		return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
 	}
-	return "inconclusive: the 95% interval straddles the limit; a longer step narrows it"
+	if r.DesignEffect > 1 && r.Samples >= r.NeededSamples {
+		return fmt.Sprintf("no interval: the %d samples came in bursts that move together (design effect %.4g), "+
+			"worth about %d independent ones; a 95%% interval at p%g needs %d",
+			r.Samples, r.DesignEffect, int64(float64(r.Samples)/r.DesignEffect), r.Percentile, r.NeededSamples)
+	}
+	if r.Samples >= r.NeededSamples {
+		return fmt.Sprintf("no interval was recorded for its %d samples", r.Samples)
+	}
+	return fmt.Sprintf("no interval: %d samples; a 95%% interval at p%g needs %d or more", r.Samples, r.Percentile, r.NeededSamples)
 }
 
 // FailedSLO describes a failed SLO result in one line: the observed value,

@@ -49,8 +49,12 @@ func WriteTune(w io.Writer, r *report.Report) {
 		fmt.Fprintf(tw, "%d\t%s\t[%.4g, %s]\t%s\t%s\t%s\n", i+1, flags, it.PassRate, fail, dash(it.Binding), kept, it.Why)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "stopped: %s\nfinal flags: %s\n", t.Stop, t.Command)
+	fmt.Fprintf(w, "stopped: %s\n", t.Stop)
 	writeProtect(w, r.Protect)
+	fmt.Fprintf(w, "final flags: %s\n", t.Command)
+	if t.CommandNote != "" {
+		fmt.Fprintln(w, "  note: "+t.CommandNote)
+	}
 }
 
 func writeProtect(w io.Writer, p *report.Protect) {
@@ -88,7 +92,10 @@ func markdownTune(b *strings.Builder, r *report.Report) {
 		for i, it := range t.Iterations {
 			fmt.Fprintf(b, "| %d | `%s` | [%.4g, %.4g] | %s | %v | %s |\n", i+1, dash(it.Change), it.PassRate, it.FailRate, dash(it.Binding), it.Kept, it.Why)
 		}
-		fmt.Fprintf(b, "\nStopped: %s. Final flags: `%s`.", t.Stop, t.Command)
+		fmt.Fprintf(b, "\nStopped: %s. Final flags (tune's and Protect's): `%s`.", t.Stop, t.Command)
+		if t.CommandNote != "" {
+			fmt.Fprintf(b, " Note: %s.", t.CommandNote)
+		}
 	}
 	if p := r.Protect; p != nil && p.Flag != "" {
 		fmt.Fprintf(b, "\n\nProtect: `%s`; autoscale on `vllm:num_requests_waiting` > %.4g per replica or queue time p95 > %.4g s, not on GPU utilisation.",

@@ -78,6 +78,7 @@ func sameRun(a, b *Report) (name string, x, y any) {
 		{"slo", a.SLO, b.SLO},
 		{"shard.strict", sa.Strict, sb.Strict},
 		{"shard.thresholds", compactJSON(sa.Thresholds), compactJSON(sb.Thresholds)},
+		{"shard.lengths_advisory", sa.LengthsAdvisory, sb.LengthsAdvisory},
 		{"target.url", a.Target.URL, b.Target.URL},
 		{"target.model", a.Target.Model, b.Target.Model},
 	}

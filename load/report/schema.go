@@ -41,7 +41,7 @@ type TargetInfo struct {
 	Model string `json:"model"`
 	// Notes say, once for the run, what llmslo found the server not to
 	// take or not to have (token-id prompts, /tokenize, ignore_eos) and
-	// what it did instead.
+	// what it did instead, and output lengths declared advisory.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -53,11 +53,17 @@ type Report struct {
 	Target    TargetInfo     `json:"target"`
 	Fixture   *fixtures.Info `json:"fixture"`
 	Seed      int64          `json:"seed"`
-	SLO       []SLOSpec      `json:"slo"`
-	Steps     []StepReport   `json:"steps"`
-	Verdict   Verdict        `json:"verdict"`
+	// Run is what else the run sent, for a later run to check a baseline
+	// against; absent in reports written before it was recorded.
+	Run     *RunInfo     `json:"run,omitempty"`
+	SLO     []SLOSpec    `json:"slo"`
+	Steps   []StepReport `json:"steps"`
+	Verdict Verdict      `json:"verdict"`
 	// Capacity is set by a sweep: the highest rate that met every SLO.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Outcome is what a sweep or tuning session found, where its verdict
+	// alone would mislead (SearchOutcome): WriteJSON fills it in.
+	Outcome string `json:"outcome,omitempty"`
 	// Variants is set by a variant sweep: one capacity per server variant.
 	Variants []Capacity `json:"variants,omitempty"`
 	// Fit, Tune and Protect are a tuning session's first, middle and last
@@ -197,8 +203,9 @@ type StepReport struct {
 	Client           ClientStats         `json:"client"`
 	LengthMismatches int                 `json:"length_mismatches"`
 	// LengthEndedEarly counts requests whose output ended before the asked
-	// length on a server that is not held to it (no ignore_eos): they are
-	// no mismatch there, and are counted here instead.
+	// length on a server whose lengths were declared advisory (it stops at
+	// EOS whatever ignore_eos says): they are no mismatch there, and are
+	// counted here instead.
 	LengthEndedEarly int `json:"length_ended_early,omitempty"`
 	// PromptCache sums the cached prompt tokens the server reported per
 	// request (usage.prompt_tokens_details.cached_tokens), where it did.
@@ -263,7 +270,9 @@ func (s *StepReport) Histogram(m Metric) *stats.Histogram { return s.Histograms[
 
 // WriteJSON writes the report to path, creating its directory.
 func (r *Report) WriteJSON(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	out := *r
+	out.Outcome = r.SearchOutcome()
+	b, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
@@ -315,8 +324,9 @@ type Binding struct {
 // recorded run. Ratio is observed/baseline; RatioCI95 its interval, which
 // carries both runs' sampling error (docs/baselines.md). It regressed when
 // the whole interval lies above 1+Tolerance: a regression is called only
-// when the data say so. Paired says both runs used the same seed, so they
-// sent the same requests on the same schedule.
+// when the data say so. Paired says both runs sent the same requests on the
+// same schedule: the same seed, fixture, arrival, steps, API, duration and
+// warm-up, each checked before the run started.
 type BaselineCheck struct {
 	Metric     string      `json:"metric"`
 	Percentile float64     `json:"percentile"`

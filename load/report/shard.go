@@ -24,9 +24,12 @@ type ShardInfo struct {
 	DrainS    float64   `json:"drain_s"`
 	API       string    `json:"api"`
 	// How the steps were judged, so that the merged steps are judged alike:
-	// Thresholds is the verdict.Thresholds the run was given, as JSON.
-	Strict     bool            `json:"strict,omitempty"`
-	Thresholds json.RawMessage `json:"thresholds,omitempty"`
+	// Thresholds is the verdict.Thresholds the run was given, as JSON;
+	// LengthsAdvisory that the server's output lengths were declared
+	// advisory (load.Plan.LengthsAdvisory).
+	Strict          bool            `json:"strict,omitempty"`
+	Thresholds      json.RawMessage `json:"thresholds,omitempty"`
+	LengthsAdvisory bool            `json:"lengths_advisory,omitempty"`
 }
 
 // MergeInfo marks a report that llmslo merge joined from shard reports.

@@ -41,11 +41,17 @@ type Finding struct {
 // decision, the flags it ended on and why it stopped.
 type Tune struct {
 	Iterations []TuneIteration `json:"iterations"`
-	// FinalArgs are the kept server flags; Command them as a vllm serve
-	// command line.
-	FinalArgs []string `json:"final_args"`
-	Command   string   `json:"command"`
-	Stop      string   `json:"stop"`
+	// FinalArgs are the flags to deploy, as vLLM serve takes them: those
+	// kept and Protect's (the simulator's own left out, in SimulatorOnly);
+	// for a server llmslo did not start, only the flags to add or change.
+	// Command is them as one line (a vllm serve command line where the
+	// server's flags are known), CommandNote what a reader must know to
+	// trust it.
+	FinalArgs     []string `json:"final_args"`
+	Command       string   `json:"command"`
+	CommandNote   string   `json:"command_note,omitempty"`
+	SimulatorOnly []string `json:"simulator_only,omitempty"`
+	Stop          string   `json:"stop"`
 	// CannotChange says why no flag was changed (a URL target).
 	CannotChange string `json:"cannot_change,omitempty"`
 	// Overload is the last step's overload gate, at 1.5× the final knee
@@ -113,6 +119,9 @@ type OverloadGate struct {
 	WorstQueueWaitOver bool        `json:"worst_queue_wait_over,omitempty"`
 	Checks             []GateCheck `json:"checks"`
 	Message            string      `json:"message"`
+	// SuggestedQueuedReqs is the --max-num-queued-reqs the message names
+	// for a failed gate; 0 when it names none (docs/tuning.md).
+	SuggestedQueuedReqs int `json:"suggested_max_num_queued_reqs,omitempty"`
 }
 
 // GateCheck is one of the overload gate's assertions.

@@ -33,8 +33,18 @@ const minBlocks = 10
 // time. Percentiles are read at the clusters' 2% resolution. ok is false
 // when either run has too few blocks or no observation.
 func RatioInterval(num, den *Clusters, p, conf float64, paired bool) (lo, hi float64, ok bool) {
+	_, lo, hi, ok = RatioEstimate(num, den, p, conf, paired)
+	return lo, hi, ok
+}
+
+// RatioEstimate is RatioInterval with its point estimate: the ratio of the
+// whole runs' percentiles read the way each resample's are (at the
+// clusters' resolution), which the interval always holds. A ratio of
+// percentiles read another way (the histograms' finer ones) may fall
+// outside an interval as narrow as one cluster bucket.
+func RatioEstimate(num, den *Clusters, p, conf float64, paired bool) (point, lo, hi float64, ok bool) {
 	if num.Count() == 0 || den.Count() == 0 || !(p >= 0 && p <= 100) || !(conf > 0 && conf < 1) {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	secs := min(len(num.secs), len(den.secs))
 	width := 4
@@ -42,7 +52,7 @@ func RatioInterval(num, den *Clusters, p, conf float64, paired bool) (lo, hi flo
 		width /= 2
 	}
 	if secs/width < minBlocks {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	// Paired runs get as many blocks each, the shorter padded with empty
 	// ones: a slower server's last gaps may end in seconds the baseline's
@@ -74,7 +84,7 @@ func RatioInterval(num, den *Clusters, p, conf float64, paired bool) (lo, hi flo
 		}
 	}
 	if len(ratios) < RatioBootstrapResamples/2 {
-		return 0, 0, false // most draws held no observation: too sparse
+		return 0, 0, 0, false // most draws held no observation: too sparse
 	}
 	slices.Sort(ratios)
 	tail := (1 - conf) / 2
@@ -85,12 +95,13 @@ func RatioInterval(num, den *Clusters, p, conf float64, paired bool) (lo, hi flo
 	// resamples and in the other in the whole runs: the interval then
 	// stretches to hold the whole runs' ratio, so that it never leaves out
 	// the point it is about.
-	if qn, ok1 := nb.quantile(all(len(nb.totals)), p); ok1 {
-		if qd, ok2 := db.quantile(all(len(db.totals)), p); ok2 && qd > 0 {
-			lo, hi = min(lo, qn/qd), max(hi, qn/qd)
-		}
+	qn, ok1 := nb.quantile(all(len(nb.totals)), p)
+	qd, ok2 := db.quantile(all(len(db.totals)), p)
+	if !ok1 || !ok2 || qd <= 0 {
+		return 0, 0, 0, false
 	}
-	return lo, hi, true
+	point = qn / qd
+	return point, min(lo, point), max(hi, point), true
 }
 
 // blockSet is a run's bucket counts summed over blocks of seconds, on one

@@ -84,6 +84,16 @@ func Next(binding string, s Server) (c Change, stop string, ok bool) {
 			fmt.Sprintf("prefill chunks stall decodes (ITL's tail fails while TTFT holds); half the token budget, from %d", cur)}, "", true
 	case verdict.BindCompute:
 		return c, "compute binds: no flag of this server moves it (more compute per request: --tensor-parallel-size, --quantization fp8, a faster GPU)", false
+	case verdict.BindAdmission:
+		// The limit is the operator's choice of where to shed: raising it
+		// would tune past a decision tune cannot judge, and Protect then
+		// proposes a limit of its own. The user raises it and tunes again.
+		cur := "its --max-num-queued-reqs"
+		if v, found := Int(s.Args, "--max-num-queued-reqs"); found {
+			cur = fmt.Sprintf("--max-num-queued-reqs %d", v)
+		}
+		return c, fmt.Sprintf("the server's own admission limit binds (%s): it sheds with 503s before its batch or compute binds; "+
+			"raise or remove the limit and tune again to find what binds behind it, or add capacity", cur), false
 	case verdict.BindClient:
 		return c, "the client binds, not the server: give the load generator more cores or shard the load (--shard), then tune again", false
 	case "":
@@ -197,6 +207,6 @@ func LowerLimit(limit int, g *report.OverloadGate) (lower int, ok bool) {
 			return limit, false
 		}
 	}
-	lower = limit * 3 / 4
+	lower = verdict.LowerQueuedLimit(limit)
 	return lower, lower >= 1 && lower < limit
 }

@@ -30,6 +30,7 @@ func TestNextNamesTheBindingsFlag(t *testing.T) {
 		{"prefill chunks at the floor", verdict.BindMaxNumBatchedTokens, Server{Args: []string{"--max-num-batched-tokens", "512"}}, "", "starve"},
 		{"compute", verdict.BindCompute, Server{MaxNumSeqs: 8}, "", "compute binds"},
 		{"client", verdict.BindClient, Server{}, "", "client binds"},
+		{"admission", verdict.BindAdmission, Server{Args: []string{"--max-num-queued-reqs", "12"}}, "", "own admission limit binds (--max-num-queued-reqs 12)"},
 		{"nothing", "", Server{}, "", "nothing binds"},
 	}
 	for _, tc := range cases {

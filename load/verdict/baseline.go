@@ -23,9 +23,9 @@ var ErrBaselineStep = errors.New("no baseline to compare with")
 // CompareBaseline checks every latency SLO of st against the same step of
 // base. It is an error when base has no such step or did not measure the
 // percentile: a gate must not pass for want of something to compare with.
-// seed is the current run's: the same seed as the baseline's means the two
-// runs sent the same requests on the same schedule (a paired comparison).
-func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tolerance float64) ([]report.BaselineCheck, error) {
+// paired says the two runs were checked to send the same requests on the
+// same schedule (load.Open checks it): the comparison is then paired.
+func CompareBaseline(base *report.Report, st *report.StepReport, paired bool, tolerance float64) ([]report.BaselineCheck, error) {
 	var bs *report.StepReport
 	for i := range base.Steps {
 		if base.Steps[i].Name == st.Name {
@@ -46,8 +46,10 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 		}
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
 			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
-			Paired: base.Seed == seed, Tolerance: tolerance}
-		c.RatioCI95 = ratioInterval(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, c.Paired)
+			Paired: paired, Tolerance: tolerance}
+		if est, ok := ratioEstimate(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, paired); ok {
+			c.Ratio, c.RatioCI95 = est.point, &[2]float64{est.lo, est.hi}
+		}
 		switch {
 		case c.RatioCI95 != nil:
 			c.Regressed = c.RatioCI95[0] > 1+tolerance
@@ -61,32 +63,40 @@ func CompareBaseline(base *report.Report, st *report.StepReport, seed int64, tol
 	return out, nil
 }
 
-// ratioInterval bounds observed/baseline for a percentile. With both runs'
-// clusters (reports since design effects) it is the block bootstrap of
-// stats.RatioInterval at 95%, paired when the seeds match: its lower end
-// clears 1 + tolerance by chance at most 2.5% of the time. Otherwise it
-// is [lo_new/hi_base, hi_new/lo_base] from both runs' order-statistic
-// intervals, each widened by its run's design effect. It is nil when
-// either run lacks the histogram or the samples for an interval.
-func ratioInterval(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool) *[2]float64 {
+// ratio is a ratio observed/baseline and its interval, from one estimator.
+type ratio struct{ point, lo, hi float64 }
+
+// ratioEstimate is observed/baseline for a percentile with its interval,
+// the point read the way the interval's ends are, so that it lies inside
+// it. With both runs' clusters (reports since design effects) it is the
+// block bootstrap of stats.RatioEstimate at 95%, paired when the runs are:
+// its lower end clears 1 + tolerance by chance at most 2.5% of the time.
+// Otherwise it is the histograms' ratio within [lo_new/hi_base,
+// hi_new/lo_base] from both runs' order-statistic intervals, each widened
+// by its run's design effect. ok is false when either run lacks the
+// histogram or the samples for an interval.
+func ratioEstimate(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool) (ratio, bool) {
 	hn, hb := st.Histogram(m), bs.Histogram(m)
 	if hn == nil || hb == nil {
-		return nil
+		return ratio{}, false
 	}
 	if _, _, ok := stats.QuantileCIRanks(hn.Count(), p, BaselineSideConfidence); !ok {
-		return nil // too few for the percentile, whatever the method
+		return ratio{}, false // too few for the percentile, whatever the method
 	}
 	if cn, cb := st.Clusters[m], bs.Clusters[m]; cn.Count() > 0 && cb.Count() > 0 {
-		if lo, hi, ok := stats.RatioInterval(cn, cb, p, CIConfidence, paired); ok {
-			return &[2]float64{lo, hi}
+		if point, lo, hi, ok := stats.RatioEstimate(cn, cb, p, CIConfidence, paired); ok {
+			return ratio{point, lo, hi}, true
 		}
 	}
 	nlo, nhi, ok1 := hn.QuantileCIClustered(p, BaselineSideConfidence, deffNew)
 	blo, bhi, ok2 := hb.QuantileCIClustered(p, BaselineSideConfidence, deffBase)
-	if !ok1 || !ok2 || blo <= 0 || bhi <= 0 {
-		return nil
+	qn, qb := hn.Quantile(p), hb.Quantile(p)
+	if !ok1 || !ok2 || blo <= 0 || bhi <= 0 || qb <= 0 {
+		return ratio{}, false
 	}
-	return &[2]float64{float64(nlo) / float64(bhi), float64(nhi) / float64(blo)}
+	// The order-statistic ranks hold the percentile's own rank, so the
+	// histograms' ratio lies between these ends.
+	return ratio{float64(qn) / float64(qb), float64(nlo) / float64(bhi), float64(nhi) / float64(blo)}, true
 }
 
 func findResult(rs []report.SLOResult, metric string, p float64) (report.SLOResult, bool) {

@@ -37,7 +37,7 @@ func TestCompareBaseline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cs, err := CompareBaseline(base, tc.st, 0, 0.10)
+			cs, err := CompareBaseline(base, tc.st, false, 0.10)
 			require.NoError(t, err)
 			require.Len(t, cs, 1, "error_rate has no baseline check")
 			assert.Equal(t, tc.regressed, cs[0].Regressed)
@@ -45,9 +45,9 @@ func TestCompareBaseline(t *testing.T) {
 		})
 	}
 
-	_, err := CompareBaseline(base, &report.StepReport{Name: "rate=8"}, 0, 0.1)
+	_, err := CompareBaseline(base, &report.StepReport{Name: "rate=8"}, false, 0.1)
 	assert.ErrorContains(t, err, "no step rate=8")
-	_, err = CompareBaseline(base, &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, 0, 0.1)
+	_, err = CompareBaseline(base, &report.StepReport{Name: "rate=4", SLO: []report.SLOResult{{Metric: "itl", Percentile: 99, ObservedMs: 1, Samples: 9}}}, false, 0.1)
 	assert.ErrorContains(t, err, "no itl.p99")
 }
 
@@ -67,7 +67,7 @@ func TestCompareBaselineUsesBothRunsIntervals(t *testing.T) {
 	}
 	base := &report.Report{Seed: 3, Steps: []report.StepReport{*step(1, 2000)}}
 	check := func(st *report.StepReport) report.BaselineCheck {
-		cs, err := CompareBaseline(base, st, 3, 0.10)
+		cs, err := CompareBaseline(base, st, true, 0.10)
 		require.NoError(t, err)
 		require.Len(t, cs, 1)
 		require.NotNil(t, cs[0].RatioCI95)
@@ -115,7 +115,7 @@ func TestCompareBaselineBlockBootstrap(t *testing.T) {
 
 	// The same requests on the same schedule, on a server 30% slower: the
 	// same seconds slow down (the seed), every latency × 1.3.
-	cs, err := CompareBaseline(base, stepOf(bursty(1, 1.3)), 1, 0.10)
+	cs, err := CompareBaseline(base, stepOf(bursty(1, 1.3)), true, 0.10)
 	require.NoError(t, err)
 	require.NotNil(t, cs[0].RatioCI95)
 	assert.True(t, cs[0].Paired)
@@ -124,10 +124,45 @@ func TestCompareBaselineBlockBootstrap(t *testing.T) {
 
 	// Another seed on the unchanged server: other seconds are slow, and the
 	// interval is wide enough to say so.
-	cs, err = CompareBaseline(base, stepOf(bursty(2, 1)), 2, 0.10)
+	cs, err = CompareBaseline(base, stepOf(bursty(2, 1)), false, 0.10)
 	require.NoError(t, err)
 	assert.False(t, cs[0].Paired)
 	assert.Less(t, cs[0].RatioCI95[0], 1.0)
 	assert.Greater(t, cs[0].RatioCI95[1], 1.0)
 	assert.False(t, cs[0].Regressed)
+}
+
+// The ratio and its interval come from one estimator, so the ratio lies in
+// it. Every latency of each run is one value (100 ms, then 133 ms): every
+// resample gives the same ratio, so the bootstrap's interval is one
+// cluster bucket wide, and the histograms' ratio (1.33) falls in another
+// bucket's (×1.32), where a ratio read from the histograms and an interval
+// from the clusters printed "×1.33 [1.32, 1.32]".
+func TestBaselineRatioLiesInItsInterval(t *testing.T) {
+	constant := func(d time.Duration) *report.StepReport {
+		h, c := stats.NewHistogram(), stats.NewClusters()
+		for sec := range 40 {
+			for range 20 {
+				h.Record(d)
+				c.Record(sec, d)
+			}
+		}
+		return &report.StepReport{Name: "rate=6",
+			Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h},
+			Clusters:   map[report.Metric]*stats.Clusters{report.MetricTTFT: c},
+			SLO: []report.SLOResult{{Metric: "ttft", Percentile: 90, Samples: h.Count(),
+				ObservedMs: float64(h.Quantile(90)) / 1e6}}}
+	}
+	base := &report.Report{Steps: []report.StepReport{*constant(100 * time.Millisecond)}}
+	for _, paired := range []bool{true, false} {
+		cs, err := CompareBaseline(base, constant(133*time.Millisecond), paired, 0.10)
+		require.NoError(t, err)
+		require.Len(t, cs, 1)
+		c := cs[0]
+		require.NotNil(t, c.RatioCI95, "forty seconds make ten blocks")
+		assert.InDelta(t, 1.33, c.ObservedMs/c.BaselineMs, 0.002, "the histograms' ratio")
+		assert.LessOrEqual(t, c.RatioCI95[0], c.Ratio, "paired=%v: %+v", paired, c)
+		assert.GreaterOrEqual(t, c.RatioCI95[1], c.Ratio, "paired=%v: %+v", paired, c)
+		assert.InDelta(t, 1.33, c.Ratio, 0.03, "within a cluster bucket of the histograms' ratio")
+	}
 }

@@ -14,6 +14,10 @@ const (
 	BindMaxNumBatchedTokens = "max_num_batched_tokens"
 	BindCompute             = "compute"
 	BindClient              = "client"
+	// BindAdmission is the server's own admission limit
+	// (--max-num-queued-reqs, or --max-num-queued-tokens): it refused
+	// requests with 503s before anything else bound.
+	BindAdmission = "admission"
 )
 
 // kvFull is the KV-cache use from which the cache counts as full: vLLM's
@@ -22,7 +26,9 @@ const kvFull = 0.9
 
 // Binding names what binds a step that failed (or sits at the knee), from
 // the server's metrics and the client's own figures, in this order: a late
-// client first (nothing else can be read from its figures), then the KV
+// client first (nothing else can be read from its figures), then the
+// server's own admission limit (shed requests, HTTP 503, that broke the
+// error-rate SLO: the client sees them, metrics or not), then the KV
 // cache, the batch-size cap, chunked prefill stalling decodes, and compute
 // when none of those shows. maxNumSeqs is the server's max_num_seqs when
 // known (0: its running plateau stands in). It returns nil for a passing
@@ -45,6 +51,12 @@ func Binding(s *report.StepReport, maxNumSeqs int) *report.Binding {
 	if s.HasHazard(HazardClientSaturation) {
 		return b(BindClient, "the client could not keep its schedule (client_saturation): the server was not what stopped it",
 			"give the load generator more cores, or shard the load over several clients (--shard)")
+	}
+	if s.Requests.Shed > 0 && failed(s, report.MetricErrorRate) {
+		fig["shed"] = float64(s.Requests.Shed)
+		return b(BindAdmission, fmt.Sprintf("the server's admission control refused %d of %d requests (HTTP 503) while up to %.0f ran and %.0f waited: "+
+			"its own limit on the requests in flight binds before its compute does", s.Requests.Shed, s.Requests.Judged(), srv.MaxRunning, srv.MaxWaiting),
+			"raise --max-num-queued-reqs (or --max-num-queued-tokens) if the SLOs hold with more in flight, or add capacity (more replicas)")
 	}
 	if !srv.MetricsAvailable {
 		if failed(s, report.MetricITL) && !failed(s, report.MetricTTFT) {

@@ -33,6 +33,16 @@ func TestBindingRules(t *testing.T) {
 	busy := failing(vllmapi.ServerStats{MetricsAvailable: true, MaxRunning: 90, RunningAtMaxShare: 0.1, KVCacheUsageMax: 0.1})
 	assert.Equal(t, BindCompute, Binding(busy, 256).Kind)
 
+	shedding := failing(vllmapi.ServerStats{MetricsAvailable: true, MaxRunning: 12, RunningAtMaxShare: 0.9, KVCacheUsageMax: 0.1})
+	shedding.Requests = report.RequestCounts{Sent: 200, Completed: 171, Shed: 29}
+	shedding.SLO = append(shedding.SLO, report.SLOResult{Metric: "error_rate", MaxRate: 0.01, Observed: 0.145, Pass: false})
+	b := Binding(shedding, 16)
+	assert.Equal(t, BindAdmission, b.Kind, "503s from the server's own limit bind admission, not compute")
+	assert.Contains(t, b.Evidence, "refused 29 of 200")
+	assert.Contains(t, b.Flag, "raise --max-num-queued-reqs")
+	shedding.Server = vllmapi.ServerStats{}
+	assert.Equal(t, BindAdmission, Binding(shedding, 16).Kind, "the client sees the 503s without the server's metrics")
+
 	assert.Nil(t, Binding(&report.StepReport{Verdict: report.VerdictPass}, 8), "a passing step binds nothing")
 	assert.Nil(t, Binding(failing(vllmapi.ServerStats{}), 8), "no metrics, no claim")
 }

@@ -163,6 +163,7 @@ type stepEvidence struct {
 	observe.Evidence
 	expectedHitRate float64
 	meanOutput      float64
+	lengthsAdvisory bool
 	inProcessServer bool
 	slos            []SLO
 	strict          bool

@@ -193,14 +193,18 @@ type Config struct {
 	Thresholds Thresholds
 	// Baseline, when set, is the recorded run each step is compared with
 	// (CompareBaseline) at BaselineTolerance: a regression fails the step
-	// as a conclusive SLO failure does. Seed is this run's; the same seed
-	// as the baseline's pairs the comparison.
+	// as a conclusive SLO failure does. BaselinePaired says the run was
+	// checked to send the baseline's requests on its schedule (the same
+	// seed, fixture, arrival, steps, API, duration and warm-up).
 	Baseline          *report.Report
 	BaselineTolerance float64
-	Seed              int64
-	// OutputMayEndEarly says the server cannot be held to the asked output
-	// length (no ignore_eos); the step then says so (NotJudged).
-	OutputMayEndEarly bool
+	BaselinePaired    bool
+	// LengthsAdvisory says the user declared that the server stops at EOS
+	// whatever ignore_eos says: outputs shorter than asked are judged as
+	// given, the step says so (NotJudged) and, when they were short enough
+	// to lighten the load, notes that the workload was lighter than asked.
+	// Without it such a step is invalid (length_mismatch).
+	LengthsAdvisory bool
 }
 
 // Judge decides the step's SLO results, over-capacity finding, hazards,
@@ -217,9 +221,9 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	judged := *s
 	j.Apply(&judged)
 	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
-		meanOutput: c.MeanOutputTokens, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
+		meanOutput: c.MeanOutputTokens, lengthsAdvisory: c.LengthsAdvisory, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
 	if c.Baseline != nil {
-		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.Seed, c.BaselineTolerance)
+		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
 		sev.baseline = baselineTrend(c, s, th)
 	}
 	j.Overload = overCapacity(&judged, sev, th)

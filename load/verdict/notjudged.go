@@ -20,7 +20,9 @@ const (
 // without vLLM's /metrics has no queue to show it over capacity, no
 // prefix-cache counters for warm_cache (unless its usage reports
 // cached_tokens) and nothing to name what binds it; a server that reports
-// no usage has lengths nobody can check. Each is said, never taken as fine.
+// no usage has lengths nobody can check; one whose lengths were declared
+// advisory is not held to its output lengths. Each is said, never taken
+// as fine.
 func notJudged(s *report.StepReport, ev observe.Evidence, c Config) []report.NotJudged {
 	var out []report.NotJudged
 	if !s.Server.MetricsAvailable {
@@ -40,9 +42,9 @@ func notJudged(s *report.StepReport, ev observe.Evidence, c Config) []report.Not
 		out = append(out, report.NotJudged{Check: CheckLengths,
 			Reason: "the server reported no usage, so the prompt and output lengths it served could not be checked"})
 	}
-	if c.OutputMayEndEarly && ev.LengthChecked > 0 {
+	if c.LengthsAdvisory && ev.LengthChecked > 0 {
 		out = append(out, report.NotJudged{Check: CheckOutputLength,
-			Reason: fmt.Sprintf("the server cannot be held to the asked output length (it has no ignore_eos): %d of %d requests ended early; only outputs longer than asked count as a mismatch",
+			Reason: fmt.Sprintf("the server's output lengths were declared advisory (it stops at EOS whatever ignore_eos says): %d of %d requests ended early and were judged as given; only outputs longer than asked count as a mismatch",
 				s.LengthEndedEarly, ev.LengthChecked)})
 	}
 	return out

@@ -45,7 +45,7 @@ func TestNotJudgedWithoutMetrics(t *testing.T) {
 	ev.LengthChecked = 0
 	assert.Equal(t, []string{CheckLengths}, checks(Judge(s, ev, Config{}).NotJudged))
 	ev.LengthChecked, s.LengthEndedEarly = 270, 12
-	j = Judge(s, ev, Config{OutputMayEndEarly: true})
+	j = Judge(s, ev, Config{LengthsAdvisory: true})
 	require.Equal(t, []string{CheckOutputLength}, checks(j.NotJudged))
 	assert.Contains(t, j.NotJudged[0].Reason, "12 of 270 requests ended early")
 }

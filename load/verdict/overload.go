@@ -19,10 +19,47 @@ type Overload struct {
 	// ShedP99 limits the p99 of a shed request's time from its intended
 	// send to its 503 (0: DefaultShedP99).
 	ShedP99 time.Duration
-	// QueuedReqs is the admission limit to name when the server queues
-	// instead of shedding (0: a little above what ran at once).
+	// QueuedReqs is the admission limit the step's server was given, when
+	// the caller knows it (llmslo tune sets it); 0: not known.
 	QueuedReqs int
+
+	// met is the last step of this run that met every SLO (Judge keeps
+	// it), from which a failing step reads the limit to set. It lives in
+	// the Plan's Overload, so each run wants an Overload of its own.
+	met *metRate
 }
+
+// metRate is a rate that met every SLO, and the requests in the system
+// there.
+type metRate struct{ rate, inSystem float64 }
+
+// Judge is JudgeOverload for the steps of one run in turn: a step that
+// met every SLO is kept, so that a later one that failed can name the
+// admission limit read there.
+func (o *Overload) Judge(s *report.StepReport) *report.OverloadGate {
+	g := JudgeOverload(s, *o)
+	if g.Pass && s.Requests.Shed == 0 && s.Verdict == report.VerdictPass {
+		if n := InSystem(s); n > 0 {
+			o.met = &metRate{rate: s.RateTarget, inSystem: n}
+		}
+	}
+	return g
+}
+
+// InSystem is how many requests a step held at once on average, by
+// Little's law: the achieved rate times the mean end-to-end latency (the
+// server's own peak, running plus waiting, where no latency was measured).
+func InSystem(s *report.StepReport) float64 {
+	if s.RateAchieved > 0 && s.E2EL.Mean > 0 {
+		return s.RateAchieved * s.E2EL.Mean / 1000
+	}
+	return s.Server.MaxRunning + s.Server.MaxWaiting
+}
+
+// LowerQueuedLimit is the admission limit to try after one with which
+// the admitted requests broke an SLO while the excess was shed fast:
+// three quarters of it (0 when none is left).
+func LowerQueuedLimit(limit int) int { return limit * 3 / 4 }
 
 // QueuedLimit is an admission limit (--max-num-queued-reqs, which caps
 // running plus waiting) for a server that held n requests, running plus
@@ -84,7 +121,10 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 	for _, c := range g.Checks {
 		g.Pass = g.Pass && c.Pass
 	}
-	g.Message = gateMessage(s, g, o, shed)
+	g.Message = gateMessage(g, o, shed)
+	if next, why := nextLimit(s, g, o, shed); why != "" {
+		g.SuggestedQueuedReqs, g.Message = next, g.Message+": "+why
+	}
 	if s.Verdict != report.VerdictInvalid {
 		s.Verdict = report.VerdictFail
 		if g.Pass {
@@ -95,9 +135,8 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 	return g
 }
 
-// gateMessage says what the gate found, and for a server that queued
-// instead of shedding, the flag and value that make it shed.
-func gateMessage(s *report.StepReport, g *report.OverloadGate, o Overload, shed bool) string {
+// gateMessage says what the gate found.
+func gateMessage(g *report.OverloadGate, o Overload, shed bool) string {
 	wait := "the server reported no queue time"
 	if g.WorstQueueWaitS > 0 {
 		over := "at most"
@@ -118,14 +157,61 @@ func gateMessage(s *report.StepReport, g *report.OverloadGate, o Overload, shed 
 	case g.Pass:
 		return "overload gate passed, but nothing was shed: the step did not overload the server; " + wait
 	case !shed:
-		n := o.QueuedReqs
-		if n <= 0 {
-			n = QueuedLimit(max(float64(s.Server.MaxNumSeqs), s.Server.MaxRunning))
-		}
-		return fmt.Sprintf("overload gate failed: the server queued instead of shedding (%s); %s: set --max-num-queued-reqs %d so that overload gets fast 503s",
-			strings.Join(failed, "; "), wait, n)
+		return fmt.Sprintf("overload gate failed: the server queued instead of shedding (%s); %s", strings.Join(failed, "; "), wait)
 	}
 	return fmt.Sprintf("overload gate failed: %s; %s", strings.Join(failed, "; "), wait)
+}
+
+// nextLimit is the admission limit a failed gate names, and why: for a
+// server that queued, the requests in the system at the run's last rate
+// that met every SLO (past the knee any limit is always reached, so the
+// admitted requests see what that many at once cost); for one that shed
+// fast but whose admitted requests broke an SLO, a lower limit. Where the
+// run holds no rate that met the SLOs, no value can be read from it, and
+// why says so with no number.
+func nextLimit(s *report.StepReport, g *report.OverloadGate, o Overload, shed bool) (int, string) {
+	if g.Pass {
+		return 0, ""
+	}
+	if !shed {
+		if o.QueuedReqs > 0 {
+			return o.QueuedReqs, fmt.Sprintf("set --max-num-queued-reqs %d so that overload gets fast 503s", o.QueuedReqs)
+		}
+		if o.met == nil {
+			return 0, "set --max-num-queued-reqs to at most the requests in the system at the last rate that meets every SLO, so that overload gets " +
+				"fast 503s; no step of this run met them, so the value cannot be read here: run a rate below the knee first (--rates LOW,HIGH) " +
+				"or llmslo tune, which measures the knee and checks its limit with this gate"
+		}
+		return metLimit(o.met), fmt.Sprintf("set --max-num-queued-reqs %d so that overload gets fast 503s: %s", metLimit(o.met), metWhy(o.met))
+	}
+	for _, c := range g.Checks {
+		if !c.Pass && c.Name != "admitted_met_slos" {
+			return 0, "" // a lower limit would not help a slow refusal or a timeout
+		}
+	}
+	limit := o.QueuedReqs
+	if limit <= 0 {
+		limit = int(math.Ceil(s.Server.MaxRunning + s.Server.MaxWaiting)) // the limit, as the server held it
+	}
+	lower := LowerQueuedLimit(limit)
+	why := "three quarters of it"
+	if o.met != nil && metLimit(o.met) < limit {
+		lower, why = metLimit(o.met), metWhy(o.met)
+	}
+	if limit <= 0 || lower < 1 {
+		return 0, "lower --max-num-queued-reqs: the admitted requests broke an SLO while the excess was shed fast, so too many ran at once"
+	}
+	return lower, fmt.Sprintf("lower --max-num-queued-reqs from %d to %d (%s): the admitted requests broke an SLO while the excess was shed fast, "+
+		"so too many ran at once; where compute binds, each request admitted slows every one", limit, lower, why)
+}
+
+// metLimit is the admission limit read at a rate that met every SLO: the
+// requests in the system there, rounded down.
+func metLimit(m *metRate) int { return max(1, int(math.Floor(m.inSystem))) }
+
+func metWhy(m *metRate) string {
+	return fmt.Sprintf("%.1f requests were in the system at once (Little's law: rate × mean latency) at %g req/s, "+
+		"the last rate of this run that met every SLO; a limit up to what the knee holds may pass too, and llmslo tune measures it", m.inSystem, m.rate)
 }
 
 func orAll(xs []string, none string) string {

@@ -63,9 +63,41 @@ func TestJudgeOverload(t *testing.T) {
 	g := JudgeOverload(overloadStep(0, 0, false, 0), Overload{QueuedReqs: 12})
 	assert.Contains(t, g.Message, "set --max-num-queued-reqs 12")
 	g = JudgeOverload(overloadStep(0, 0, false, 0), Overload{})
-	assert.Contains(t, g.Message, "set --max-num-queued-reqs 9", "one above what ran at once, when no limit was recommended")
+	assert.NotContains(t, g.Message, "set --max-num-queued-reqs 9", "max_num_seqs+1 lets in as many as queued: no value is read from one step")
+	assert.Contains(t, g.Message, "at most the requests in the system at the last rate that meets every SLO")
+	assert.Zero(t, g.SuggestedQueuedReqs)
 	invalid := overloadStep(30, 20, true, 0)
 	invalid.Verdict = report.VerdictInvalid
 	JudgeOverload(invalid, Overload{})
 	assert.Equal(t, report.VerdictInvalid, invalid.Verdict, "a hazard still makes the step invalid")
+}
+
+// Within one run, a step that met every SLO gives the limit a later
+// overloaded step names: the requests in the system there by Little's law
+// (10 req/s × 850 ms = 8.5, so 8). With a limit that shed fast but let
+// too many in, the gate names a lower one and why.
+func TestOverloadNamesTheLimitReadAtTheLastRateThatMet(t *testing.T) {
+	var o Overload
+	met := &report.StepReport{Verdict: report.VerdictPass, RateTarget: 10, RateAchieved: 10,
+		Requests: report.RequestCounts{Sent: 100, Completed: 100}, E2EL: stats.Summary{Mean: 850},
+		SLO: []report.SLOResult{{Metric: "ttft", Percentile: 95, LimitMs: 500, ObservedMs: 300, Pass: true}}}
+	assert.True(t, o.Judge(met).Pass)
+	g := o.Judge(overloadStep(0, 0, false, 0))
+	assert.False(t, g.Pass)
+	assert.Equal(t, 8, g.SuggestedQueuedReqs)
+	assert.Contains(t, g.Message, "set --max-num-queued-reqs 8 so that overload gets fast 503s")
+	assert.Contains(t, g.Message, "at 10 req/s, the last rate of this run that met every SLO")
+
+	tooMany := overloadStep(30, 20, false, 0)
+	tooMany.Server.MaxRunning = 12
+	g = o.Judge(tooMany)
+	assert.Equal(t, 8, g.SuggestedQueuedReqs)
+	assert.Contains(t, g.Message, "lower --max-num-queued-reqs from 12 to 8")
+
+	g = JudgeOverload(tooMany, Overload{QueuedReqs: 12})
+	assert.Equal(t, 9, g.SuggestedQueuedReqs, "three quarters, with no rate that met")
+	assert.Contains(t, g.Message, "lower --max-num-queued-reqs from 12 to 9 (three quarters of it)")
+
+	slowShed := overloadStep(30, 900, false, 0)
+	assert.Zero(t, JudgeOverload(slowShed, Overload{QueuedReqs: 12}).SuggestedQueuedReqs, "a lower limit does not make a refusal faster")
 }

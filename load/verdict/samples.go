@@ -79,15 +79,53 @@ func stepLengthFor(s *report.StepReport, metric report.Metric, have, want, meanO
 	if rate <= 0 {
 		rate = s.RateAchieved
 	}
-	if rate <= 0 {
+	perRequest := samplesPerRequest(metric, meanOutput)
+	if rate <= 0 || perRequest <= 0 {
 		return 0
 	}
-	perRequest := 1.0
-	if metric == report.MetricITL {
-		if meanOutput <= 1 {
-			return 0
-		}
-		perRequest = meanOutput - 1
-	}
 	return want / perRequest / rate
+}
+
+// samplesPerRequest is how many observations of metric a completed
+// request gives: one, or its output length less one for ITL (0 when
+// unknown).
+func samplesPerRequest(metric report.Metric, meanOutput float64) float64 {
+	if metric != report.MetricITL {
+		return 1
+	}
+	return max(meanOutput-1, 0)
+}
+
+// ShortStep is a gated percentile that a step of the planned rate and
+// length cannot give MinTailSamples observations beyond it.
+type ShortStep struct {
+	SLO      SLO
+	Need     float64 // samples the percentile needs
+	Expect   float64 // samples rate × duration gives
+	NeedSecs float64 // measured seconds that give Need at the rate
+}
+
+// PlannedShortStep finds, before any request is sent, the first gated
+// percentile that a step of rate requests per second lasting durationS
+// seconds leaves with too few samples (the rule of too_few_samples);
+// meanOutput is the fixture's mean output length. ok is false when every
+// gated percentile gets its samples, or when too_few_samples is off. Zero
+// thresholds take their defaults.
+func PlannedShortStep(slos []SLO, th Thresholds, rate, durationS, meanOutput float64) (ShortStep, bool) {
+	th = th.Resolved()
+	if th.IsOff(HazardTooFewSamples) || rate <= 0 {
+		return ShortStep{}, false
+	}
+	for _, slo := range slos {
+		perRequest := samplesPerRequest(slo.Metric, meanOutput)
+		if slo.Metric == report.MetricErrorRate || perRequest <= 0 {
+			continue
+		}
+		need := th.MinTailSamples / (1 - slo.Percentile/100)
+		expect := rate * durationS * perRequest
+		if expect < need {
+			return ShortStep{SLO: slo, Need: need, Expect: expect, NeedSecs: need / perRequest / rate}, true
+		}
+	}
+	return ShortStep{}, false
 }

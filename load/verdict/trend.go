@@ -110,8 +110,8 @@ func ttftTrend(s *report.StepReport, blocks []report.TTFTBlock, th Thresholds) (
 
 // describe says what rose, by how much, and how sure.
 func (t trend) describe() string {
-	return fmt.Sprintf("%s rose by %.1f ms across the window (%.2f ms/s, %.0f%% interval %s, over %d blocks of %d requests)",
-		t.source, t.riseMs, t.fit.Slope, 100*TrendConfidence, interval(t.fit), t.blocks, t.requests)
+	return fmt.Sprintf("%s rose by %.1f ms across the window (%.2f ms/s, %.0f%% interval %s, %d requests in %d blocks)",
+		t.source, t.riseMs, t.fit.Slope, 100*TrendConfidence, interval(t.fit), t.requests, t.blocks)
 }
 
 func interval(f stats.Trend) string {
@@ -119,9 +119,9 @@ func interval(f stats.Trend) string {
 }
 
 // baselineTrend is the trend of the paired baseline's step of the same
-// name (same seed: the same requests on the same schedule), or nil.
+// name (the same requests on the same schedule), or nil.
 func baselineTrend(c Config, st *report.StepReport, th Thresholds) *trend {
-	if c.Baseline == nil || c.Baseline.Seed != c.Seed {
+	if c.Baseline == nil || !c.BaselinePaired {
 		return nil
 	}
 	for i := range c.Baseline.Steps {

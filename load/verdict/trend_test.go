@@ -180,7 +180,7 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 
 	cur, cev := trendStep{levels: ramp(10, 170, 20), prompts: flat(10, 500), p50: 260}.build()
 	withTTFT(cur, 100, 260*time.Millisecond)
-	c := Config{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, Seed: 41}
+	c := Config{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, BaselinePaired: true}
 	Judge(cur, cev.Evidence, c).Apply(cur)
 	require.NotEmpty(t, Regressions(cur.Baseline), "%+v", cur.Baseline)
 	assert.Equal(t, report.VerdictFail, cur.Verdict)
@@ -202,4 +202,13 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 	// Without the baseline the same step cannot rest its pass on a rise.
 	Judge(cur2, cev2.Evidence, Config{SLOs: parsed}).Apply(cur2)
 	assert.Equal(t, report.VerdictInvalid, cur2.Verdict)
+}
+
+// A trend's counts say what they count: the requests, then the blocks
+// they fell in, never "blocks of N requests" with N the total.
+func TestTrendDescriptionCountsRequestsInBlocks(t *testing.T) {
+	tr := trend{source: "TTFT", fit: stats.Trend{Slope: 2, Lo: 1, Hi: 3}, riseMs: 80, blocks: 10, requests: 207}
+	got := tr.describe()
+	assert.Contains(t, got, "207 requests in 10 blocks")
+	assert.NotContains(t, got, "blocks of")
 }

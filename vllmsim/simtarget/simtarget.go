@@ -69,5 +69,9 @@ func (s Sim) WithFlags(flags []string) (load.Target, error) {
 	return Sim{Config: cfg, Args: args, Model: s.Model}, nil
 }
 
+// VLLMArgs splits serve flags into vLLM's and the simulator's own, so
+// that a tuning session prints a command line vLLM serve takes.
+func (s Sim) VLLMArgs(args []string) (vllm, simOnly []string) { return vllmsim.VLLMArgs(args) }
+
 // ServeArgs are the vLLM serve flags the simulator starts with.
 func (s Sim) ServeArgs() []string { return slices.Clone(s.Args) }

@@ -9,6 +9,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/internal/testkit"
 )
 
 func apply(t *testing.T, opts ...Option) Settings {
@@ -19,8 +21,6 @@ func apply(t *testing.T, opts ...Option) Settings {
 	}
 	return s
 }
-
-func noEnv(string) (string, bool) { return "", false }
 
 func TestCommand(t *testing.T) {
 	tests := []struct {
@@ -119,15 +119,15 @@ func TestEnvironment(t *testing.T) {
 		lookup func(string) (string, bool)
 		want   map[string]string
 	}{
-		{"nothing set", nil, noEnv, map[string]string{}},
+		{"nothing set", nil, testkit.NoEnv, map[string]string{}},
 		{"token from the process", nil, fromProcess, map[string]string{"HF_TOKEN": "hf_from_process"}},
 		{"option wins over the process", []Option{WithHFToken("hf_opt")}, fromProcess, map[string]string{"HF_TOKEN": "hf_opt"}},
 		{"empty option passes none", []Option{WithHFToken("")}, fromProcess, map[string]string{}},
-		{"dev mode", []Option{WithDevMode()}, noEnv, map[string]string{"VLLM_SERVER_DEV_MODE": "1"}},
+		{"dev mode", []Option{WithDevMode()}, testkit.NoEnv, map[string]string{"VLLM_SERVER_DEV_MODE": "1"}},
 		{
 			"user variables merge",
 			[]Option{WithEnv(map[string]string{"A": "1"}), WithEnv(map[string]string{"B": "2", "A": "3"})},
-			noEnv,
+			testkit.NoEnv,
 			map[string]string{"A": "3", "B": "2"},
 		},
 	}
@@ -190,5 +190,5 @@ func TestLabels(t *testing.T) {
 	var zero Settings // the options fill maps they find nil
 	require.NoError(t, WithEnv(map[string]string{"A": "1"})(&zero))
 	require.NoError(t, WithLabels(map[string]string{"a": "1"})(&zero))
-	assert.Equal(t, map[string]string{"A": "1"}, zero.Environment(noEnv))
+	assert.Equal(t, map[string]string{"A": "1"}, zero.Environment(testkit.NoEnv))
 }

@@ -1,22 +1,13 @@
-package vllmsim
+package tokenizer
 
 import "unicode/utf8"
 
-// The simulator's tokenizer is deterministic and documented so that a load
-// generator can synthesise prompts of an exact length without a model
-// tokenizer: each maximal run of non-whitespace characters is one token, and
-// its id is 1000 + FNV-1a-32(word) mod (128256 − 1000), so ids fall in
-// [1000, 128256) like Llama 3's vocabulary. Token-id prompts are taken as
-// they are: their length is the number of ids.
-//
-// Chat prompts are rendered through a fixed template: every message costs
-// its content's tokens plus 4 (a header-start, a role, a header-end and an
-// end-of-turn token), and the prompt ends with 2 more (the assistant header).
-// So a chat prompt has Σ(content tokens + 4) + 2 tokens, on the API and on
-// POST /tokenize alike.
-const minWordID = 1000
+const (
+	MinWordID = 1000   // the lowest id a word gets; template tokens are below it
+	VocabSize = 128256 // Llama 3's vocabulary: ids fall in [0, VocabSize)
+)
 
-// Template token ids (below minWordID, so they never collide with words).
+// Template token ids (below MinWordID, so they never collide with words).
 const (
 	tokHeaderStart = 128 + iota
 	tokHeaderEnd
@@ -69,17 +60,17 @@ func wordID(w string) int32 {
 		h ^= uint32(w[i])
 		h *= 16777619
 	}
-	return int32(minWordID + h%(vocabSize-minWordID))
+	return int32(MinWordID + h%(VocabSize-MinWordID))
 }
 
-// chatMessage is one message of a chat prompt, its content flattened to text.
-type chatMessage struct {
+// ChatMessage is one message of a chat prompt, its content flattened to text.
+type ChatMessage struct {
 	Role    string
 	Content string
 }
 
-// chatTokens renders messages through the chat template.
-func chatTokens(msgs []chatMessage) []int32 {
+// ChatTokens renders messages through the chat template.
+func ChatTokens(msgs []ChatMessage) []int32 {
 	var out []int32
 	for _, m := range msgs {
 		role := int32(tokRoleOther)
@@ -113,8 +104,8 @@ var outputWords = [...]string{
 	" rate", " time", " first", " last",
 }
 
-// outputText is the text of the k-th generated token of a request whose
+// OutputText is the text of the k-th generated token of a request whose
 // prompt hashes to h.
-func outputText(h uint64, k int) string {
+func OutputText(h uint64, k int) string {
 	return outputWords[(h+uint64(k)*0x9e3779b97f4a7c15)>>58]
 }

@@ -1,4 +1,4 @@
-package vllmsim
+package drive
 
 import (
 	"sync"
@@ -26,15 +26,14 @@ type emitter struct {
 // emission is one stream's progress, due at `at`.
 type emission struct {
 	at       time.Time
-	st       *stream
+	st       *Stream
 	produced int
 	done     bool
 }
 
 // newEmitter returns nil when the output path costs nothing: the loop then
 // publishes tokens itself, as the step ends.
-func newEmitter(c Config) *emitter {
-	o := newOutput(c)
+func newEmitter(o engine.Output) *emitter {
 	if o.Zero() {
 		return nil
 	}
@@ -47,7 +46,7 @@ func (e *emitter) step(at time.Time, emitted []*engine.Seq) {
 	e.mu.Lock()
 	e.times = e.out.Times(e.times[:0], at.Sub(e.epoch), len(emitted))
 	for i, s := range emitted {
-		st, _ := s.Owner.(*stream)
+		st, _ := s.Owner.(*Stream)
 		if st == nil {
 			continue
 		}
@@ -81,10 +80,7 @@ func (e *emitter) run() {
 		}
 		e.mu.Unlock()
 		for _, em := range due {
-			em.st.mu.Lock()
-			em.st.produced, em.st.done = em.produced, em.done
-			em.st.mu.Unlock()
-			em.st.signal()
+			em.st.publish(em.produced, em.done)
 		}
 		clear(due)
 		wait := time.Hour

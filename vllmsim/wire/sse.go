@@ -1,14 +1,17 @@
-package vllmsim
+package wire
 
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/llmslo/llmslo/vllmsim/tokenizer"
 )
 
-// chunkFormat renders one request's stream chunks in vLLM's JSON shapes. The
+// ChunkFormat renders one request's stream chunks in vLLM's JSON shapes. The
 // constant parts are built once per request so that writing a token is a few
-// appends; token texts never need JSON escaping (see outputWords).
-type chunkFormat struct {
+// appends; token texts never need JSON escaping (see tokenizer.OutputText).
+// Set its exported fields before the first append.
+type ChunkFormat struct {
 	chat     bool
 	head     []byte // `{"id":…,"object":…,"created":…,"model":…,"choices":[`
 	tokenPre []byte // `{"index":0,"text":"` or `{"index":0,"delta":{"content":"`
@@ -16,25 +19,27 @@ type chunkFormat struct {
 	// tokenEnd follows the finish reason: the members vLLM writes as
 	// explicit nulls.
 	tokenEnd    []byte
-	fingerprint string // system_fingerprint, on the final chunk
-	eol         string // SSE line ending
-	comments    bool   // a ": ping" comment line before each event
+	Fingerprint string // system_fingerprint, on the final chunk
+	EOL         string // SSE line ending ("\n" unless set)
+	Comments    bool   // a ": ping" comment line before each event
 
 	// With continuous_usage_stats, every token chunk carries the usage so
-	// far; prompt is its prompt_tokens.
-	continuous bool
-	prompt     int
+	// far; Prompt is its prompt_tokens.
+	Continuous bool
+	Prompt     int
 
-	errData []byte // an in-stream error's data
+	ErrData []byte // an in-stream error's data (StreamErrorBody)
 }
 
-func newChunkFormat(chat bool, id string, created int64, model string) *chunkFormat {
+// NewChunkFormat returns the format of the stream of response id, created
+// at created (Unix seconds), for model; chat selects the chat API's shapes.
+func NewChunkFormat(chat bool, id string, created int64, model string) *ChunkFormat {
 	obj := "text_completion"
 	if chat {
 		obj = "chat.completion.chunk"
 	}
 	m, _ := json.Marshal(model)
-	f := &chunkFormat{chat: chat, eol: "\n"}
+	f := &ChunkFormat{chat: chat, EOL: "\n"}
 	f.head = append(f.head, `{"id":"`+id+`","object":"`+obj+`","created":`+strconv.FormatInt(created, 10)+`,"model":`...)
 	f.head = append(f.head, m...)
 	f.head = append(f.head, `,"choices":[`...)
@@ -52,44 +57,47 @@ func newChunkFormat(chat bool, id string, created int64, model string) *chunkFor
 
 // appendNoUsage ends a chunk's object where it carries no usage: vLLM's
 // completion chunks say "usage":null, its chat chunks leave it out.
-func (f *chunkFormat) appendNoUsage(dst []byte) []byte {
+func (f *ChunkFormat) appendNoUsage(dst []byte) []byte {
 	if f.chat {
 		return dst
 	}
 	return append(dst, `,"usage":null`...)
 }
 
+// Chat reports whether the stream is the chat API's.
+func (f *ChunkFormat) Chat() bool { return f.chat }
+
 // open starts an event; close ends it.
-func (f *chunkFormat) open(dst []byte) []byte {
-	if f.comments {
+func (f *ChunkFormat) open(dst []byte) []byte {
+	if f.Comments {
 		dst = append(dst, ": ping"...)
-		dst = append(dst, f.eol...)
+		dst = append(dst, f.EOL...)
 	}
 	return append(dst, "data: "...)
 }
 
-func (f *chunkFormat) close(dst []byte) []byte {
-	dst = append(dst, f.eol...)
-	return append(dst, f.eol...)
+func (f *ChunkFormat) close(dst []byte) []byte {
+	dst = append(dst, f.EOL...)
+	return append(dst, f.EOL...)
 }
 
-// appendRole appends the chat stream's first chunk, which names the role;
+// AppendRole appends the chat stream's first chunk, which names the role;
 // with continuous_usage_stats it carries the usage so far, no completion
 // token yet.
-func (f *chunkFormat) appendRole(dst []byte) []byte {
+func (f *ChunkFormat) AppendRole(dst []byte) []byte {
 	dst = append(f.open(dst), f.head...)
 	dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null`...)
 	dst = append(dst, f.tokenEnd...)
-	if f.continuous {
+	if f.Continuous {
 		dst = append(dst, `,"usage":`...)
-		dst = appendUsageObject(dst, f.prompt, 0, -1)
+		dst = appendUsageObject(dst, f.Prompt, 0, -1)
 	}
 	return f.close(append(dst, '}'))
 }
 
-// appendEarly appends a chunk that carries no token: the role alone on the
+// AppendEarly appends a chunk that carries no token: the role alone on the
 // chat API, empty text on completions.
-func (f *chunkFormat) appendEarly(dst []byte) []byte {
+func (f *ChunkFormat) AppendEarly(dst []byte) []byte {
 	dst = append(f.open(dst), f.head...)
 	if f.chat {
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null`...)
@@ -100,12 +108,12 @@ func (f *chunkFormat) appendEarly(dst []byte) []byte {
 	return f.close(append(dst, '}'))
 }
 
-// appendEvent appends one event carrying the n tokens from, from+1, … of
+// AppendEvent appends one event carrying the n tokens from, from+1, … of
 // a request whose prompt hashes to h; reason is empty except on the last.
 // A request that stopped ("stop") ended on its end-of-sequence token,
 // which has no text: as in vLLM, the last chunk then carries empty text,
 // while the usage counts the token.
-func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason string) []byte {
+func (f *ChunkFormat) AppendEvent(dst []byte, h uint64, from, n int, reason string) []byte {
 	dst = append(f.open(dst), f.head...)
 	dst = append(dst, f.tokenPre...)
 	end := from + n
@@ -113,7 +121,7 @@ func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason stri
 		end--
 	}
 	for k := from; k < end; k++ {
-		dst = append(dst, outputText(h, k)...)
+		dst = append(dst, tokenizer.OutputText(h, k)...)
 	}
 	dst = append(dst, f.tokenMid...)
 	if reason == "" {
@@ -124,23 +132,23 @@ func (f *chunkFormat) appendEvent(dst []byte, h uint64, from, n int, reason stri
 		dst = append(dst, '"')
 	}
 	dst = append(dst, f.tokenEnd...)
-	if f.continuous {
+	if f.Continuous {
 		dst = append(dst, `,"usage":`...)
-		dst = appendUsageObject(dst, f.prompt, from+n, -1)
+		dst = appendUsageObject(dst, f.Prompt, from+n, -1)
 	} else {
 		dst = f.appendNoUsage(dst)
 	}
-	if reason != "" && f.fingerprint != "" {
+	if reason != "" && f.Fingerprint != "" {
 		dst = append(dst, `,"system_fingerprint":"`...)
-		dst = append(dst, f.fingerprint...)
+		dst = append(dst, f.Fingerprint...)
 		dst = append(dst, '"')
 	}
 	return f.close(append(dst, '}'))
 }
 
-// appendUsage appends the include_usage chunk: no choices, only usage.
+// AppendUsage appends the include_usage chunk: no choices, only usage.
 // cached < 0 leaves prompt_tokens_details out.
-func (f *chunkFormat) appendUsage(dst []byte, prompt, completion, cached int) []byte {
+func (f *ChunkFormat) AppendUsage(dst []byte, prompt, completion, cached int) []byte {
 	dst = append(f.open(dst), f.head...)
 	dst = append(dst, `],"usage":`...)
 	dst = appendUsageObject(dst, prompt, completion, cached)
@@ -162,20 +170,21 @@ func appendUsageObject(dst []byte, prompt, completion, cached int) []byte {
 	return append(dst, '}')
 }
 
-// appendMalformed appends an event whose data is a chunk cut off mid-object,
+// AppendMalformed appends an event whose data is a chunk cut off mid-object,
 // as a truncating proxy would leave it: not JSON.
-func (f *chunkFormat) appendMalformed(dst []byte) []byte {
+func (f *ChunkFormat) AppendMalformed(dst []byte) []byte {
 	dst = append(f.open(dst), f.head...)
 	return f.close(append(dst, `{"index":0,`...))
 }
 
-// appendError appends the event vLLM sends in place of the next chunk when
+// AppendError appends the event vLLM sends in place of the next chunk when
 // generation fails mid-stream (a GenerationError), before data: [DONE];
-// errData is its JSON in the server's error format (streamErrorBody).
-func (f *chunkFormat) appendError(dst []byte) []byte {
-	return f.close(append(f.open(dst), f.errData...))
+// ErrData is its JSON in the server's error format (StreamErrorBody).
+func (f *ChunkFormat) AppendError(dst []byte) []byte {
+	return f.close(append(f.open(dst), f.ErrData...))
 }
 
-func (f *chunkFormat) appendDone(dst []byte) []byte {
+// AppendDone appends the stream's last event, data: [DONE].
+func (f *ChunkFormat) AppendDone(dst []byte) []byte {
 	return f.close(append(f.open(dst), "[DONE]"...))
 }
