@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -65,7 +66,7 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 // Started as the simulator (its hardware flags added back), it holds the
 // knee tune reported: a step just below the bracket's lower end passes.
 func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{12, 20}, adviceSim...)
 	rep, err := Tune(context.Background(), plan, TuneOptions{Search: Search{Refine: 1}, Budget: 1})
 	require.NoError(t, err)
