@@ -37,6 +37,7 @@ var setLimit = regexp.MustCompile(`set --max-num-queued-reqs (\d+)`)
 // The overload gate on a server without an admission limit names one;
 // the same server restarted with that limit passes the same gate.
 func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{15, 26.3}, adviceSim...)
 	plan.Overload = &verdict.Overload{}
 	rep, err := Measure(context.Background(), plan)
@@ -107,6 +108,7 @@ func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
 // compute: the step and the sweep say so, tune stops there, and Protect
 // says when its limit lies below the server's.
 func TestASheddingServerBindsAdmission(t *testing.T) {
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{10, 20}, append(adviceSim, "--max-num-queued-reqs", "12")...)
 	plan.Duration = 3 * time.Second
 	rep, err := Tune(context.Background(), plan, TuneOptions{Budget: 2, NoOverload: true})
