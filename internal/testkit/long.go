@@ -7,7 +7,7 @@ import (
 
 // LongEnv is the variable that runs the long tests: tuning loops, overload
 // gates, sweeps, interval checks and trace-length steps on the simulator,
-// and shard processes, in real time, 11 to 80 s each. The README's `go test -p 1 ./...` skips them; CI runs
+// and shard processes, in real time, 8 to 80 s each. The README's `go test -p 1 ./...` skips them; CI runs
 // them every time in a stage of their own (`.ci/run`, "long tests").
 const LongEnv = "LLMSLO_LONG"
 
