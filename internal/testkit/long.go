@@ -7,8 +7,9 @@ import (
 
 // LongEnv is the variable that runs the long tests: tuning loops, overload
 // gates, sweeps, interval checks and trace-length steps on the simulator,
-// and shard processes, in real time, 8 to 80 s each. The README's `go test -p 1 ./...` skips them; CI runs
-// them every time in a stage of their own (`.ci/run`, "long tests").
+// and shard processes, in real time, 8 to 80 s each. The README's
+// `go test -p 1 ./...` skips them; CI runs them every time in a stage of
+// their own (`.ci/run`, "long tests").
 const LongEnv = "LLMSLO_LONG"
 
 // Long skips t unless LLMSLO_LONG=1. A test that calls it does so first,
