@@ -8,10 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/slotest"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
 // TestOverloadIsNotHiddenByAClosedLoop measures a small server (four
@@ -22,16 +25,15 @@ import (
 // and TTFT measured from when each user arrived breaks the SLO.
 func TestOverloadIsNotHiddenByAClosedLoop(t *testing.T) {
 	ctx := context.Background()
-	plan, err := slotest.NewPlan(
-		slotest.WithSim(vllmsim.Config{MaxNumSeqs: 4}),
-		slotest.WithFixture("fixed:512:64"),
-		slotest.WithRates(12),
-		slotest.WithArrival("constant"),
-		slotest.WithDuration(5*time.Second),
-		slotest.WithWarmup(0),
-		slotest.WithSLO("ttft.p90<=2s"),
-	)
+	plan := load.DefaultPlan()
+	plan.Target = simtarget.Sim{Config: vllmsim.Config{MaxNumSeqs: 4}}
+	fx, err := formats.Open("fixed:512:64")
 	require.NoError(t, err)
+	slos, err := verdict.ParseSLOs([]string{"ttft.p90<=2s"})
+	require.NoError(t, err)
+	plan.Fixture, plan.SLOs, plan.Rates = fx, slos, []float64{12}
+	plan.Arrival = arrival.Spec{Kind: arrival.Constant}
+	plan.Duration, plan.Warmup = 5*time.Second, 0
 	s, err := load.Open(ctx, plan)
 	require.NoError(t, err)
 	defer s.Close()

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
-	"github.com/llmslo/llmslo/slotest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -22,17 +22,15 @@ import (
 func TestWarmCacheIsCaught(t *testing.T) {
 	srv := vllmsim.NewServer(vllmsim.Config{})
 	defer srv.Close()
-	plan, err := slotest.NewPlan(
-		slotest.WithTarget(srv.URL),
-		slotest.WithFixture("azure-code-2023"), // long prompts, no shared prefixes: 0% hits expected
-		slotest.WithRates(4),
-		slotest.WithDuration(3*time.Second),
-		slotest.WithWarmup(0),
-		slotest.WithSLO("ttft.p50<=1s"),
-		slotest.WithSalt(false),
-		slotest.WithResetPrefixCache(false),
-	)
+	plan := load.DefaultPlan()
+	plan.Target = load.URLTarget{URL: srv.URL}
+	fx, err := formats.Open("azure-code-2023") // long prompts, no shared prefixes: 0% hits expected
 	require.NoError(t, err)
+	slos, err := verdict.ParseSLOs([]string{"ttft.p50<=1s"})
+	require.NoError(t, err)
+	plan.Fixture, plan.SLOs, plan.Rates = fx, slos, []float64{4}
+	plan.Duration, plan.Warmup = 3*time.Second, 0
+	plan.Salt, plan.ResetPrefixCache = false, false
 	ctx := context.Background()
 	first, err := load.Measure(ctx, plan)
 	require.NoError(t, err)

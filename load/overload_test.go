@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -21,7 +22,7 @@ import (
 // meet their SLOs. The same step without the limit queues, and fails
 // with the flag and value to set.
 func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	plan := DefaultPlan()
 	plan.Target = simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
 	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:128:64"), []float64{4, 10}, testSpec(t, "constant")
@@ -32,7 +33,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	require.NoError(t, err)
 	p := rep.Protect
 	require.NotNil(t, p)
-	t.Logf("knee %s; protect %s (held %.0f), waiting > %g, queue p95 > %g s", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.WaitingThreshold, p.QueueTimeP95S)
+	t.Logf("knee %s; protect %s (held %.0f), in system > %g per replica", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.InSystemThreshold)
 	g := rep.Tune.OverloadGate
 	require.NotNil(t, g, "the session's last step is the overload gate")
 	last := rep.Steps[len(rep.Steps)-1]

@@ -13,14 +13,14 @@ import (
 
 // WhyNotGPUUtilization is why Protect never scales on GPU utilisation.
 const WhyNotGPUUtilization = "GPU utilisation is high whenever the server is busy at all: it counts the time a kernel ran, so a batch of one " +
-	"reads nearly as busy as a server at its knee, and it cannot say that arrivals outpace the server. The waiting queue and the time " +
-	"spent in it rise only when they do."
+	"reads nearly as busy as a server at its knee, and it cannot say that arrivals outpace the server. Requests in the system, running " +
+	"plus waiting, fill to the admission limit when they do."
 
 // protect reads the lesson's last step from a sweep's knee: an admission
 // limit a little above what the server held there (running plus
-// waiting), and an autoscaler trigger on the waiting queue and on queue
-// time with thresholds read there. It returns nil when the sweep found no
-// passing rate.
+// waiting), and an autoscaler trigger on the requests in the system per
+// replica, with the threshold read there. It returns nil when the sweep
+// found no passing rate.
 func protect(rep *report.Report, model string) *report.Protect {
 	c := rep.Capacity
 	if c == nil || c.PassRate == 0 {
@@ -46,13 +46,21 @@ func protect(rep *report.Report, model string) *report.Protect {
 	p.HeldAtKnee = max(srv.MaxRunning+srv.MaxWaiting, verdict.InSystem(knee))
 	p.MaxNumQueuedReqs = verdict.QueuedLimit(p.HeldAtKnee)
 	p.Flag = fmt.Sprintf("--max-num-queued-reqs %d", p.MaxNumQueuedReqs)
-	p.WaitingThreshold = max(1, srv.MaxWaiting)
-	if q := srv.QueueTime; q != nil && q.Count > 0 {
-		p.QueueTimeP95S = q.P95S
-	} else {
-		p.Note = "the server reported no queue time at the knee (vllm:request_queue_time_seconds): the trigger watches the waiting queue only"
+	// The threshold is three quarters of what the knee held on average,
+	// read with the trigger's own instrument, the gauges' mean over the
+	// knee's scrapes (Little's law where a report has none). Past the
+	// knee the limit sheds each burst, so running plus waiting averages a
+	// little under the knee's own level: at the knee's level the trigger
+	// could stay within the autoscaler's 10% tolerance while a third is
+	// shed. Three quarters also scales before the knee, as a new replica
+	// takes minutes to start.
+	const headroom = 0.75
+	held := srv.MeanInSystem
+	if held <= 0 {
+		held = verdict.InSystem(knee)
 	}
-	y, err := ScaledObject(model, p.WaitingThreshold, p.QueueTimeP95S)
+	p.InSystemThreshold = max(1, float64(int(headroom*held*10+0.5))/10)
+	y, err := ScaledObject(model, p.InSystemThreshold)
 	if err != nil {
 		p.Note = err.Error()
 		return p
@@ -89,11 +97,12 @@ type kedaTrigger struct {
 const PrometheusAddress = "http://prometheus-operated.monitoring.svc:9090"
 
 // ScaledObject writes a KEDA ScaledObject that scales a Deployment named
-// "vllm" on two Prometheus triggers: the waiting queue per replica
-// (AverageValue: KEDA divides the sum by the threshold), and the p95 of
-// queue time over the last two minutes (Value: a quantile does not add
-// up over replicas). queueP95 of 0 leaves the second out.
-func ScaledObject(model string, waiting, queueP95 float64) (string, error) {
+// "vllm" on one Prometheus trigger: the requests in the system, running
+// plus waiting, per replica (AverageValue: KEDA divides the sum by the
+// threshold). Under an admission limit nothing waits, so the waiting
+// queue and queue time stay quiet at any load; running plus waiting
+// fills to the limit past the knee (docs/tuning.md).
+func ScaledObject(model string, inSystem float64) (string, error) {
 	var k keda
 	k.APIVersion, k.Kind = "keda.sh/v1alpha1", "ScaledObject"
 	k.Metadata.Name = "vllm"
@@ -105,16 +114,9 @@ func ScaledObject(model string, waiting, queueP95 float64) (string, error) {
 	}
 	k.Spec.Triggers = append(k.Spec.Triggers, kedaTrigger{Type: "prometheus", MetricType: "AverageValue", Metadata: map[string]string{
 		"serverAddress": PrometheusAddress,
-		"query":         fmt.Sprintf("sum(vllm:num_requests_waiting%s)", sel),
-		"threshold":     strconv.FormatFloat(waiting, 'g', 4, 64),
+		"query":         fmt.Sprintf("sum(vllm:num_requests_running%s) + sum(vllm:num_requests_waiting%s)", sel, sel),
+		"threshold":     strconv.FormatFloat(inSystem, 'g', 4, 64),
 	}})
-	if queueP95 > 0 {
-		k.Spec.Triggers = append(k.Spec.Triggers, kedaTrigger{Type: "prometheus", MetricType: "Value", Metadata: map[string]string{
-			"serverAddress": PrometheusAddress,
-			"query":         fmt.Sprintf("histogram_quantile(0.95, sum by (le) (rate(vllm:request_queue_time_seconds_bucket%s[2m])))", sel),
-			"threshold":     strconv.FormatFloat(queueP95, 'g', 4, 64),
-		}})
-	}
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -14,11 +14,11 @@ import (
 )
 
 // The trigger is YAML a user can apply: parsed back, it is a KEDA
-// ScaledObject with a Prometheus trigger on the waiting queue and one on
-// queue time's p95, each with the threshold read at the knee.
+// ScaledObject with one Prometheus trigger, on the requests in the
+// system per replica, with the threshold read at the knee.
 func TestProtectWritesAKEDAScaledObject(t *testing.T) {
 	rep := &report.Report{Capacity: &report.Capacity{PassRate: 12, FailRate: 14}, Steps: []report.StepReport{
-		{RateTarget: 12, Server: vllmapi.ServerStats{MetricsAvailable: true, MaxRunning: 16, MaxWaiting: 4,
+		{RateTarget: 12, Server: vllmapi.ServerStats{MetricsAvailable: true, MaxRunning: 16, MaxWaiting: 4, MeanInSystem: 12,
 			QueueTime: &vllmapi.QueueTime{Count: 300, P95S: 0.5, MaxS: 0.8}}},
 		{RateTarget: 14},
 	}}
@@ -45,17 +45,14 @@ func TestProtectWritesAKEDAScaledObject(t *testing.T) {
 	assert.Equal(t, "keda.sh/v1alpha1", so.APIVersion)
 	assert.Equal(t, "ScaledObject", so.Kind)
 	assert.Equal(t, "vllm", so.Spec.ScaleTargetRef.Name)
-	require.Len(t, so.Spec.Triggers, 2)
-	waiting, queue := so.Spec.Triggers[0], so.Spec.Triggers[1]
-	assert.Equal(t, "prometheus", waiting.Type)
-	assert.Equal(t, `sum(vllm:num_requests_waiting{model_name="meta-llama/Llama-3.1-8B-Instruct"})`, waiting.Metadata["query"])
-	assert.Equal(t, "4", waiting.Metadata["threshold"], "the waiting queue at the knee, per replica")
-	assert.Equal(t, "AverageValue", waiting.MetricType)
-	assert.Equal(t, "prometheus", queue.Type)
-	assert.Equal(t, `histogram_quantile(0.95, sum by (le) (rate(vllm:request_queue_time_seconds_bucket{model_name="meta-llama/Llama-3.1-8B-Instruct"}[2m])))`,
-		queue.Metadata["query"])
-	assert.Equal(t, "0.5", queue.Metadata["threshold"])
-	assert.Equal(t, "Value", queue.MetricType, "a quantile does not add up over replicas")
+	require.Len(t, so.Spec.Triggers, 1, "under the admission limit nothing waits: no trigger on the waiting queue or queue time")
+	inSystem := so.Spec.Triggers[0]
+	assert.Equal(t, "prometheus", inSystem.Type)
+	assert.Equal(t, `sum(vllm:num_requests_running{model_name="meta-llama/Llama-3.1-8B-Instruct"}) + `+
+		`sum(vllm:num_requests_waiting{model_name="meta-llama/Llama-3.1-8B-Instruct"})`, inSystem.Metadata["query"])
+	assert.Equal(t, "9", inSystem.Metadata["threshold"], "three quarters of the 12 in the system at the knee, per replica")
+	assert.Equal(t, 9.0, p.InSystemThreshold)
+	assert.Equal(t, "AverageValue", inSystem.MetricType)
 	for _, tr := range so.Spec.Triggers {
 		assert.NotEmpty(t, tr.Metadata["serverAddress"])
 		assert.NotContains(t, tr.Metadata["query"], "gpu")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -26,10 +27,8 @@ const traceShapeSeed = 4
 // effect rises as a trend over the window, so the step passes: no
 // over-capacity failure, no not_steady refusal.
 func TestATracesOwnShapeIsNoTrend(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 35 s step; the full test pass runs it")
-	}
-	t.Parallel() // light (TestMain): 6 req/s, limits of seconds
+	testkit.Long(t) // a 35 s step
+	t.Parallel()    // light (TestMain): 6 req/s, limits of seconds
 	cfg := DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"})
 	cfg.Fixture, cfg.Rates, cfg.Seed = testFixture(t, "azure-conv-2023"), []float64{6}, traceShapeSeed

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/tune"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -33,7 +34,7 @@ func tunePlan(t *testing.T, args ...string) Plan {
 // and raises it, every kept change raises the knee beyond its bracket,
 // and the loop ends where compute binds (or on a stated trade).
 func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	start := time.Now()
 	plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
 	rep, err := Tune(context.Background(), plan, TuneOptions{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})

@@ -50,11 +50,6 @@ func newConfig(opts ...Option) config {
 	return c
 }
 
-// NewPlan is the plan the options describe, as Run would measure it
-// without the environment (SLOTEST_*) and -short: for programs and
-// examples that call load.Measure or load.Sweep themselves.
-func NewPlan(opts ...Option) (load.Plan, error) { return newConfig(opts...).build() }
-
 // build completes the typed plan with what the options could not parse on
 // their own: the target, the fixture (read from its file when it is a
 // path) and the baseline. It returns the first option's error, if any.
@@ -220,3 +215,13 @@ func WithStallTimeout(d time.Duration) Option { return func(c *config) { c.Stall
 // WithRequestTimeout abandons a request that takes longer than d in all,
 // counted as WithStallTimeout's are.
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.RequestTimeout = d } }
+
+// optionNames name the option that sets each Plan field, for the messages
+// of Plan validation, which checks every setting (load.NameSettings).
+var optionNames = map[string]string{
+	"Rates": "WithRates", "Duration": "WithDuration", "Warmup": "WithWarmup", "DrainTimeout": "WithDrainTimeout",
+	"CancelRate": "WithCancel's rate", "CancelAfter": "WithCancel's after", "RequestsOut": "the requests file",
+	"ThinkTimeScale": "WithThinkTimeScale", "MaxThink": "WithMaxThink", "StarvedRetries": "WithStarvedRetries",
+	"BaselineTolerance": "WithBaseline's tolerance", "ResetRunningRequests": "WithResetRunningRequests",
+	"ResetPrefixCache": "WithResetPrefixCache(false)",
+}

@@ -24,7 +24,7 @@ func TestAGateLinksNoContainerCode(t *testing.T) {
 
 // Without that package, the vllm target says what to import.
 func TestTheVLLMTargetWithoutAStarterNamesThePackage(t *testing.T) {
-	_, err := NewPlan(WithTarget("vllm"), WithModel("m"), WithFixture("fixed:8:2"))
+	_, err := newPlan(WithTarget("vllm"), WithModel("m"), WithFixture("fixed:8:2"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "import github.com/llmslo/llmslo/slotest/vllmcontainer")
 }

@@ -1,38 +1,28 @@
 package slotest_test
 
 import (
-	"context"
-	"fmt"
+	"testing"
 	"time"
 
-	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/slotest"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
-// NewPlan builds the typed plan that Run measures, from the same options,
-// for a program that drives load.Measure or load.Sweep itself.
-func ExampleNewPlan() {
-	plan, err := slotest.NewPlan(
-		slotest.WithSim(vllmsim.Config{ProfileName: "instant"}),
-		slotest.WithFixture("fixed:128:16"),
-		slotest.WithRates(20),
-		slotest.WithArrival("constant"),
-		slotest.WithDuration(time.Second),
-		slotest.WithWarmup(0),
-		slotest.WithSLO("ttft.p50<=1s", "error_rate<=1%"),
+// Run is the whole gate: options in, a subtest per rate, failures with the
+// SLO that broke or the hazard that made the measurement untrustworthy.
+// This is the PR gate of examples/prgate_test.go; a program that builds
+// and measures a plan itself uses load.Plan and load.Measure.
+func ExampleRun() {
+	var t *testing.T // the test's own, in a func TestPRGate(t *testing.T)
+	if t == nil {
+		return
+	}
+	slotest.Run(t,
+		slotest.WithSim(vllmsim.Config{ProfileName: "h200-llama3-8b"}),
+		slotest.WithFixture("azure-conv-2023"),
+		slotest.WithRates(6),
+		slotest.WithDuration(40*time.Second),
+		slotest.WithWarmup(10*time.Second),
+		slotest.WithSLO("ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"),
 	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	rep, err := load.Measure(context.Background(), plan)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	st := rep.Steps[0]
-	fmt.Println(st.Name, st.Requests.Completed, "completed")
-	// Output:
-	// rate=20 20 completed
 }

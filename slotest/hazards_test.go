@@ -158,3 +158,7 @@ func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
 }
+
+// newPlan is the plan the options describe, as Run builds it without the
+// environment (SLOTEST_*) and -short.
+func newPlan(opts ...Option) (load.Plan, error) { return newConfig(opts...).build() }

@@ -10,10 +10,10 @@ import (
 // WithLengthsAdvisory declares the server's output lengths advisory; a
 // plain gate holds the server to them.
 func TestWithLengthsAdvisoryDeclaresTheServer(t *testing.T) {
-	plan, err := NewPlan(WithLengthsAdvisory())
+	plan, err := newPlan(WithLengthsAdvisory())
 	require.NoError(t, err)
 	assert.True(t, plan.LengthsAdvisory)
-	plan, err = NewPlan()
+	plan, err = newPlan()
 	require.NoError(t, err)
 	assert.False(t, plan.LengthsAdvisory)
 }

@@ -13,11 +13,11 @@ import (
 // WithOverload makes every step an overload step, judged by the gate with
 // the limit given (0: the default).
 func TestWithOverloadSetsTheGate(t *testing.T) {
-	plan, err := NewPlan(WithOverload(100 * time.Millisecond))
+	plan, err := newPlan(WithOverload(100 * time.Millisecond))
 	require.NoError(t, err)
 	require.NotNil(t, plan.Overload)
 	assert.Equal(t, verdict.OverloadSettings{ShedP99: 100 * time.Millisecond}, *plan.Overload)
-	plan, err = NewPlan()
+	plan, err = newPlan()
 	require.NoError(t, err)
 	assert.Nil(t, plan.Overload, "a plain gate is no overload gate")
 }

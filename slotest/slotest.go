@@ -57,6 +57,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	s, err := load.Open(t.Context(), plan)
 	if err != nil {
+		err = load.NameSettings(err, optionNames)
 		if errors.Is(err, load.ErrBaselineMismatch) && testing.Short() {
 			err = fmt.Errorf("%w (-short shortens steps: record and compare the baseline both with -short or both without)", err)
 		}

@@ -98,7 +98,7 @@ func TestCancelledMeasureWritesAPartialReport(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	plan, err := NewPlan(instantSim(WithRates(20, 40), WithDuration(time.Second), WithSLO("ttft.p50<=10s"))...)
+	plan, err := newPlan(instantSim(WithRates(20, 40), WithDuration(time.Second), WithSLO("ttft.p50<=10s"))...)
 	require.NoError(t, err)
 	rep, err := load.Measure(ctx, plan)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -201,4 +201,17 @@ func TestChatPromptsAreExactThroughTokenize(t *testing.T) {
 	assert.False(t, st.HasHazard(verdict.HazardLengthMismatch))
 	assert.Zero(t, st.Tokens.UsageMissing)
 	assert.InDelta(t, 20*300, st.Tokens.Input, 20*300*0.5, "lengths drawn within ±50% of 300")
+}
+
+// A setting Plan validation refuses is named by the option that set it.
+func TestARefusedSettingNamesItsOption(t *testing.T) {
+	cfg := newConfig(WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:8:2"), WithRates(20), WithWarmup(-time.Second))
+	plan, err := cfg.build()
+	require.NoError(t, err)
+	_, err = load.Open(context.Background(), plan)
+	err = load.NameSettings(err, optionNames)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "WithWarmup "), err.Error())
+	var se *load.SettingError
+	assert.ErrorAs(t, err, &se)
 }

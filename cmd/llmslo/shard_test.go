@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -57,9 +58,7 @@ func readReportFile(t *testing.T, path string) *report.Report {
 // latencies equal within that jitter. (Equality to the bit, on identical
 // observations, is runner's TestMergeEqualsTheSingleClientsStep.)
 func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("four processes of two steps each; the full test pass runs it (its processes are not race-built, so the race pass gains nothing)")
-	}
+	testkit.Long(t) // four processes of two steps each, built with go build
 	bin := buildLLMSLO(t)
 	// Two servers alike: one for the single client, one for the shards.
 	// One server for both would serve each the other's prompts (they are

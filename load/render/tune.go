@@ -70,7 +70,7 @@ func writeProtect(w io.Writer, p *report.Protect) {
 		fmt.Fprintln(w, "  note: "+p.Note)
 	}
 	if p.ScaledObject != "" {
-		fmt.Fprintf(w, "  autoscale on num_requests_waiting > %.4g per replica or queue time p95 > %.4g s (KEDA ScaledObject):\n", p.WaitingThreshold, p.QueueTimeP95S)
+		fmt.Fprintf(w, "  autoscale on num_requests_running + num_requests_waiting > %.4g per replica (KEDA ScaledObject):\n", p.InSystemThreshold)
 		for _, line := range strings.Split(strings.TrimRight(p.ScaledObject, "\n"), "\n") {
 			fmt.Fprintln(w, "    "+line)
 		}
@@ -98,8 +98,8 @@ func markdownTune(b *strings.Builder, r *report.Report) {
 		}
 	}
 	if p := r.Protect; p != nil && p.Flag != "" {
-		fmt.Fprintf(b, "\n\nProtect: `%s`; autoscale on `vllm:num_requests_waiting` > %.4g per replica or queue time p95 > %.4g s, not on GPU utilisation.",
-			p.Flag, p.WaitingThreshold, p.QueueTimeP95S)
+		fmt.Fprintf(b, "\n\nProtect: `%s`; autoscale on `vllm:num_requests_running` + `vllm:num_requests_waiting` > %.4g per replica, not on GPU utilisation.",
+			p.Flag, p.InSystemThreshold)
 	}
 }
 

@@ -18,7 +18,7 @@ func tunedReport() *report.Report {
 			{Args: []string{"--max-num-seqs", "4"}, PassRate: 11, FailRate: 12, Binding: "max_num_seqs", Kept: true, Why: "the server's flags as given"},
 			{Args: []string{"--max-num-seqs", "8"}, Change: "--max-num-seqs 8", PassRate: 15, FailRate: 16.5, Binding: "compute", Kept: true, Why: "moved the knee"},
 		}, Stop: "compute binds", Command: "vllm serve m --max-num-seqs 8"},
-		Protect: &report.Protect{KneeRate: 15, HeldAtKnee: 11, MaxNumQueuedReqs: 14, Flag: "--max-num-queued-reqs 14", WaitingThreshold: 1, QueueTimeP95S: 0.3,
+		Protect: &report.Protect{KneeRate: 15, HeldAtKnee: 11, MaxNumQueuedReqs: 14, Flag: "--max-num-queued-reqs 14", InSystemThreshold: 9.5,
 			ScaledObject: "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\n", WhyNotGPU: "busy at all"},
 	}
 }

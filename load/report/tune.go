@@ -81,13 +81,13 @@ type Protect struct {
 	HeldAtKnee       float64 `json:"held_at_knee"`
 	MaxNumQueuedReqs int     `json:"max_num_queued_reqs"`
 	Flag             string  `json:"flag"`
-	// WaitingThreshold is the autoscaler's target for
-	// vllm:num_requests_waiting per replica; QueueTimeP95S its target for
-	// the p95 of vllm:request_queue_time_seconds, both read at the knee.
-	WaitingThreshold float64 `json:"waiting_threshold"`
-	QueueTimeP95S    float64 `json:"queue_time_p95_s"`
-	// ScaledObject is a KEDA ScaledObject with those two Prometheus
-	// triggers, as YAML.
+	// InSystemThreshold is the autoscaler's target for requests in the
+	// system per replica, vllm:num_requests_running plus
+	// vllm:num_requests_waiting: three quarters of their average over the
+	// knee's scrapes.
+	InSystemThreshold float64 `json:"in_system_threshold"`
+	// ScaledObject is a KEDA ScaledObject with that Prometheus trigger,
+	// as YAML.
 	ScaledObject string `json:"scaled_object"`
 	WhyNotGPU    string `json:"why_not_gpu_utilization"`
 	Note         string `json:"note,omitempty"`

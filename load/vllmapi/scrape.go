@@ -175,6 +175,9 @@ type ServerStats struct {
 	// window, every request counted (the warm-up's too).
 	QueuedShare    float64 `json:"queued_share"`
 	InSystemGrowth float64 `json:"in_system_growth"`
+	// MeanInSystem is running plus waiting averaged over the window's
+	// samples: what an autoscaler polling those gauges sees on average.
+	MeanInSystem float64 `json:"mean_in_system"`
 	// MaxNumSeqs is the server's max_num_seqs when the run loop knows it
 	// (the simulator); 0 otherwise, when MaxRunning stands in for it.
 	MaxNumSeqs int `json:"max_num_seqs,omitempty"`
@@ -326,6 +329,7 @@ func SummariseServer(samples []ServerSample, from, until time.Time) ServerStats 
 		st.KVCacheUsageMax = max(st.KVCacheUsageMax, x.KVCacheUsage)
 		st.KVCacheUsageMean += x.KVCacheUsage / float64(len(window))
 		st.MaxRunning = max(st.MaxRunning, x.Running)
+		st.MeanInSystem += (x.Running + x.Waiting) / float64(len(window))
 	}
 	for _, x := range window {
 		if st.MaxRunning > 0 && x.Running >= st.MaxRunning-0.5 {

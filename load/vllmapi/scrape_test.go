@@ -64,6 +64,7 @@ func TestSummariseServer(t *testing.T) {
 	assert.InDelta(t, 2.0, st.WaitingSlopePerS, 1e-9)
 	assert.InDelta(t, 4.0, st.WaitingRise, 1e-9)
 	assert.Equal(t, 0.4, st.KVCacheUsageMax)
+	assert.InDelta(t, 4.0, st.MeanInSystem, 1e-9, "0, 2, 4, 6 and 8 waiting over the window, the drain left out")
 
 	assert.False(t, SummariseServer(samples[:1], at(0), at(0)).MetricsAvailable)
 	assert.Nil(t, SummariseServer([]ServerSample{{At: at(0)}, {At: at(1)}}, at(0), at(1)).PrefixCacheHitRate)
