@@ -121,10 +121,10 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	finishStep(st, due)
 	j := verdict.Judge(st, ev, p.judge)
 	j.Apply(st)
-	if p.Overload != nil {
+	if p.overload != nil {
 		// An overload step is judged by the overload gate instead of the
 		// error guard that counts shed requests against the server.
-		p.Overload.Judge(st) // keeps a step that met every SLO for the next one's advice
+		p.overload.Judge(st) // keeps a step that met every SLO for the next one's advice
 	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller

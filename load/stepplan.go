@@ -72,6 +72,9 @@ type stepPlan struct {
 	// judge is what verdict takes from the plan, the same for every step:
 	// derived once, by settle.
 	judge verdict.Criteria
+	// overload judges the run's overload steps in turn (settle makes one
+	// per run from Plan.Overload, which stays a plain setting).
+	overload *verdict.OverloadRun
 }
 
 // settle checks what Open (or a test) joined to the plan, whose own
@@ -90,6 +93,9 @@ func (p *stepPlan) settle() error {
 	}
 	p.Send.MaxInFlight, p.Send.DrainTimeout = p.MaxInFlight, p.DrainBound()
 	p.judge = p.judging()
+	if p.Overload != nil {
+		p.overload = &verdict.OverloadRun{Settings: *p.Overload}
+	}
 	return nil
 }
 

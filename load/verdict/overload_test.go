@@ -77,7 +77,7 @@ func TestJudgeOverload(t *testing.T) {
 // (10 req/s × 850 ms = 8.5, so 8). With a limit that shed fast but let
 // too many in, the gate names a lower one and why.
 func TestOverloadNamesTheLimitReadAtTheLastRateThatMet(t *testing.T) {
-	var o OverloadSettings
+	var o OverloadRun
 	met := &report.StepReport{Verdict: report.VerdictPass, RateTarget: 10, RateAchieved: 10,
 		Requests: report.RequestCounts{Sent: 100, Completed: 100}, E2EL: stats.Summary{Mean: 850},
 		SLO: []report.SLOResult{{Metric: "ttft", Percentile: 95, LimitMs: 500, ObservedMs: 300, Pass: true}}}
