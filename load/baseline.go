@@ -74,19 +74,19 @@ var ErrBaselineMismatch = errors.New("cannot compare with the baseline")
 var ErrBaselineUnchecked = errors.New("cannot check the baseline against this run")
 
 // runInfo is what the plan sends, as a report records it.
-func (c *Plan) runInfo() *report.RunInfo {
-	return &report.RunInfo{Arrival: c.Arrival.String(), Steps: c.stepNames(), API: string(c.API),
-		DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds(), FixtureSHA256: fixtureHash(c.Fixture)}
+func (p *Plan) runInfo() *report.RunInfo {
+	return &report.RunInfo{Arrival: p.Arrival.String(), Steps: p.stepNames(), API: string(p.API),
+		DurationS: p.Duration.Seconds(), WarmupS: p.Warmup.Seconds(), FixtureSHA256: fixtureHash(p.Fixture)}
 }
 
 // stepNames are the names of the plan's steps, in order.
-func (c *Plan) stepNames() []string {
-	if c.Arrival.Kind == arrival.Trace && c.Arrival.Speed > 0 {
-		return []string{stepName(c.Arrival, 0)}
+func (p *Plan) stepNames() []string {
+	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
+		return []string{stepName(p.Arrival, 0)}
 	}
-	names := make([]string, len(c.Rates))
-	for i, r := range c.Rates {
-		names[i] = stepName(c.Arrival, r)
+	names := make([]string, len(p.Rates))
+	for i, r := range p.Rates {
+		names[i] = stepName(p.Arrival, r)
 	}
 	return names
 }
@@ -115,8 +115,8 @@ func fixtureHash(fx *fixtures.Fixture) string {
 // the target starts: every setting that decides which requests a step
 // sends and when, and how it is judged. Server settings and the target are
 // not checked: they are what a baseline compares.
-func (c *Plan) checkBaseline() error {
-	b := c.Baseline
+func (p *Plan) checkBaseline() error {
+	b := p.Baseline
 	if b == nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (c *Plan) checkBaseline() error {
 		return fmt.Errorf("%w: it was recorded before llmslo recorded a run's arrival, steps, API, duration, warm-up and fixture content; record it again",
 			ErrBaselineUnchecked)
 	}
-	run := c.runInfo()
+	run := p.runInfo()
 	var diffs []string
 	differ := func(field, recorded, current string) {
 		if recorded != current {
@@ -132,12 +132,12 @@ func (c *Plan) checkBaseline() error {
 		}
 	}
 	if b.Run.FixtureSHA256 != run.FixtureSHA256 {
-		differ("fixture", fixtureLabel(b.Fixture.Name, b.Run.FixtureSHA256), fixtureLabel(c.Fixture.Name, run.FixtureSHA256))
+		differ("fixture", fixtureLabel(b.Fixture.Name, b.Run.FixtureSHA256), fixtureLabel(p.Fixture.Name, run.FixtureSHA256))
 	}
 	differ("arrival", b.Run.Arrival, run.Arrival)
 	differ("steps", strings.Join(recordedSteps(b), ","), strings.Join(run.Steps, ","))
-	differ("SLOs", sloSet(b.SLO), sloSet(c.sloSpecs()))
-	differ("seed", strconv.FormatInt(b.Seed, 10), strconv.FormatInt(c.Seed, 10))
+	differ("SLOs", sloSet(b.SLO), sloSet(p.sloSpecs()))
+	differ("seed", strconv.FormatInt(b.Seed, 10), strconv.FormatInt(p.Seed, 10))
 	differ("API", b.Run.API, run.API)
 	differ("duration", secondsText(b.Run.DurationS), secondsText(run.DurationS))
 	differ("warm-up", secondsText(b.Run.WarmupS), secondsText(run.WarmupS))
@@ -175,9 +175,9 @@ func fixtureLabel(name, hash string) string {
 }
 
 // sloSpecs are the SLOs a report of the plan states.
-func (c *Plan) sloSpecs() []report.SLOSpec {
+func (p *Plan) sloSpecs() []report.SLOSpec {
 	var out []report.SLOSpec
-	for _, s := range verdict.Guarded(c.SLOs) {
+	for _, s := range verdict.Guarded(p.SLOs) {
 		out = append(out, s.Spec())
 	}
 	return out
@@ -206,14 +206,14 @@ func secondsText(s float64) string {
 // its name came, after the same steps: its requests start where the
 // baseline's did. A step run alone (a subtest picked by go test -run) does
 // not, and is compared unpaired.
-func (s *Measurement) followsBaseline(rate float64) bool {
-	recorded := recordedSteps(s.engine.Baseline)
-	k := len(s.report.Steps)
-	if k >= len(recorded) || recorded[k] != s.StepName(rate) {
+func (m *Measurement) followsBaseline(rate float64) bool {
+	recorded := recordedSteps(m.plan.Baseline)
+	k := len(m.report.Steps)
+	if k >= len(recorded) || recorded[k] != m.StepName(rate) {
 		return false
 	}
 	for i := range k {
-		if s.report.Steps[i].Name != recorded[i] {
+		if m.report.Steps[i].Name != recorded[i] {
 			return false
 		}
 	}

@@ -25,9 +25,9 @@ func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int)
 	start := time.Now()
 	rec := observe.NewRecorder(start, p.Duration, verdict.GoodputLimits(p.SLOs), observe.LengthCheck{Tolerance: p.Thresholds.Resolved().LengthTolerance})
 	w := workload.WorkloadFunc(func(i int) workload.Request { return p.Workload.Request(firstIndex + i) })
-	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.Send.Doer, Recorder: rec}
+	cl := dispatch.ClosedLoop{Clients: clients, Duration: p.Duration, Workload: w, Doer: p.Send.Doer, Sink: rec}
 	n := cl.Run(ctx)
-	rs, _ := rec.Step()
+	rs, _ := rec.Summary()
 	st := &rs
 	st.Name = fmt.Sprintf("closed=%d", clients)
 	st.Arrival = "closed"

@@ -14,7 +14,7 @@ import (
 // the run, serving Model from Image, by Starter: each face sets its own
 // (slotest one built on testcontainers-go, slotest/vllmcontainer; the llmslo
 // command one that calls the Docker API directly, containers/vllm/dockerrun),
-// so that the engine links neither and the command does not link the
+// so that package load links neither and the command does not link the
 // testing package.
 type ContainerTarget struct {
 	Starter ContainerStarter

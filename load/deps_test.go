@@ -10,28 +10,28 @@ import (
 	"github.com/llmslo/llmslo/internal/golist"
 )
 
-// The engine is package load and its subpackages, less load/render, which
+// The measuring code is package load and its subpackages, less load/render, which
 // only the faces import. It must link no simulator (targets come from the
 // faces), no renderer (judging a step links no HTML template or chart),
 // and nothing of testing (the command is built on it).
-func TestEngineLinksNoSimulatorNoRendererNoTesting(t *testing.T) {
+func TestLoadLinksNoSimulatorNoRendererNoTesting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("go list loads every dependency")
 	}
-	var engine []string
+	var measuring []string
 	for _, pkg := range golist.List(t, "./...") {
 		if !strings.HasSuffix(pkg, "/load/render") {
-			engine = append(engine, pkg)
+			measuring = append(measuring, pkg)
 		}
 	}
-	require.Contains(t, engine, "github.com/llmslo/llmslo/load/verdict")
+	require.Contains(t, measuring, "github.com/llmslo/llmslo/load/verdict")
 	banned := []string{"github.com/llmslo/llmslo/vllmsim", "github.com/llmslo/llmslo/containers",
 		"github.com/llmslo/llmslo/load/render", "html/template", "gonum.org/", "testing",
 		"github.com/stretchr/testify", "github.com/testcontainers/"}
-	assert.Empty(t, golist.Linked(golist.List(t, append([]string{"-deps"}, engine...)...), banned...), "the engine links these")
+	assert.Empty(t, golist.Linked(golist.List(t, append([]string{"-deps"}, measuring...)...), banned...), "package load links these")
 }
 
-// layers is the engine's order as docs/ARCHITECTURE.md draws it: each
+// layers is package load's order as docs/ARCHITECTURE.md draws it: each
 // package imports, of these, only packages before it. A new package under
 // fixtures or load must be placed here (and in the doc) to pass.
 var layers = []string{

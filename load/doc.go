@@ -1,4 +1,4 @@
-// Package load runs a measurement: the engine under both faces (package
+// Package load runs a measurement: the run loop under both faces (package
 // slotest for go test, the llmslo command), which drives every stage of the
 // data path in docs/ARCHITECTURE.md. A Plan says everything about a run as
 // typed values: the Target (a server to start or reach), the fixture, the
@@ -14,7 +14,7 @@
 // (load/report). A fixture with sessions is replayed as sessions, whose
 // rates count sessions per second (docs/sessions.md).
 //
-// The engine knows nothing of testing and reads no environment variable;
+// Package load knows nothing of testing and reads no environment variable;
 // it links no simulator (vllmsim/simtarget makes the simulator a Target)
 // and no renderer (load/render writes a report out). Its errors say what
 // happened; the face says how to fix it in its own terms (a test option, a

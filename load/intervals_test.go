@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/simtest"
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -69,10 +70,8 @@ func intervalSteps(t *testing.T, plans ...stepPlan) []report.StepReport {
 // and its ITL p99, made of such hiccups, showed design effects of 1 to 3.
 // Independent observations are checked in package stats.)
 func TestDesignEffectAgainstKnownServers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("an 11 s step; the full test pass runs it")
-	}
-	t.Parallel() // light (TestMain)
+	testkit.Long(t) // an 11 s step
+	t.Parallel()    // light (TestMain)
 	stalls := simtest.Start(t, vllmsim.Config{Model: "m",
 		Profile: engine.StepProfile{Name: "prefill-stalls", Fixed: 2 * time.Millisecond, PerToken: 20 * time.Microsecond}})
 	s := intervalStep(t, stalls, 10, -1, 100)
@@ -91,10 +90,8 @@ func TestDesignEffectAgainstKnownServers(t *testing.T) {
 // around 1; one whose TTFT is 150 ms where the baseline's was 100 ms gives
 // one around 1.5 (less the client's own share of each TTFT), and regresses.
 func TestBaselineRatioIntervalAgainstKnownServers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("11 s steps; the full test pass runs it")
-	}
-	t.Parallel() // light (TestMain)
+	testkit.Long(t) // 11 s steps
+	t.Parallel()    // light (TestMain)
 	// The baseline, its rerun and the slower server's step run side by
 	// side: 60 req/s of 20-token streams in all, well within the machine.
 	fast := pacedSim(t, 100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})

@@ -20,7 +20,7 @@ import (
 // and tune.Sweep run their steps through Step, and slotest.Run runs each
 // step as a subtest.
 type Measurement struct {
-	engine stepPlan
+	plan   stepPlan // the Plan, settled, that each step's plan starts from
 	report *report.Report
 	next   int // the workload index the next step starts at
 
@@ -51,7 +51,7 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Measurement{engine: stepPlan{Plan: plan}, endpoint: ep}
+	s := &Measurement{plan: stepPlan{Plan: plan}, endpoint: ep}
 	if err := s.prepare(ctx, plan.Fixture); err != nil {
 		s.Close()
 		return nil, err
@@ -59,36 +59,36 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	return s, nil
 }
 
-func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
-	cfg := s.engine.Plan
-	if s.endpoint.Model == "" || (cfg.MaxModelLen == 0 && s.endpoint.MaxModelLen == 0) {
-		if err := s.endpoint.checkHealth(ctx); err != nil {
+func (m *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
+	cfg := m.plan.Plan
+	if m.endpoint.Model == "" || (cfg.MaxModelLen == 0 && m.endpoint.MaxModelLen == 0) {
+		if err := m.endpoint.checkHealth(ctx); err != nil {
 			return err
 		}
 	}
-	if err := checkBaselineModel(cfg.Baseline, s.endpoint.Model); err != nil {
+	if err := checkBaselineModel(cfg.Baseline, m.endpoint.Model); err != nil {
 		return err // known now, before any probe or step sends a request
 	}
-	hc := s.endpoint.httpClient()
+	hc := m.endpoint.httpClient()
 	maxLen := cfg.MaxModelLen
 	if maxLen == 0 {
-		maxLen = s.endpoint.MaxModelLen
+		maxLen = m.endpoint.MaxModelLen
 	}
 	if maxLen > 0 {
 		fx = fx.Clip(maxLen)
 	}
-	s.rows = fx.Len()
-	c, err := s.endpoint.client(cfg.API, cfg.MaxInFlight, cfg.StallTimeout, cfg.RequestTimeout)
+	m.rows = fx.Len()
+	c, err := m.endpoint.client(cfg.API, cfg.MaxInFlight, cfg.StallTimeout, cfg.RequestTimeout)
 	if err != nil {
 		return err
 	}
-	s.client = c
+	m.client = c
 	wopts := workload.Options{Seed: cfg.Seed, DisableSalt: !cfg.Salt, API: cfg.API, InOrder: cfg.Arrival.Kind == arrival.Trace}
 	wopts.Salt = cfg.sharedSalt() // shards salt request k alike
 	if cfg.API == workload.APIChat {
-		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(s.endpoint.URL, s.endpoint.Model, hc)
+		wopts.Tokenizer = vllmapi.NewHTTPTokenizer(m.endpoint.URL, m.endpoint.Model, hc)
 	}
-	features, err := probeFeatures(ctx, s.endpoint, hc, cfg.API)
+	features, err := probeFeatures(ctx, m.endpoint, hc, cfg.API)
 	if err != nil {
 		return err
 	}
@@ -100,46 +100,46 @@ func (s *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	if err != nil {
 		return fmt.Errorf("workload: %w", err)
 	}
-	s.generator = g
+	m.generator = g
 	info := fx.Info()
-	s.engine = stepPlan{
+	m.plan = stepPlan{
 		Plan:                  cfg,
-		TargetInfo:            s.endpoint.Info(),
+		TargetInfo:            m.endpoint.Info(),
 		Send:                  dispatch.Sender{Doer: c},
 		Workload:              g,
 		FixtureInfo:           &info,
 		ExpectedPrefixHitRate: info.ExpectedPrefixHitRate,
 		Trace:                 fx.ArrivalOffsets(),
 		Cancel:                cfg.cancelPlan(),
-		BaseURL:               s.endpoint.URL,
+		BaseURL:               m.endpoint.URL,
 		HTTPClient:            hc,
-		MaxNumSeqs:            s.endpoint.MaxNumSeqs,
+		MaxNumSeqs:            m.endpoint.MaxNumSeqs,
 		Features:              features,
 		// Open checked every setting a pairing needs (checkBaseline).
 		baselinePaired: cfg.Baseline != nil,
 	}
-	s.engine.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
-	if err := s.openRecords(); err != nil {
+	m.plan.TargetInfo.Notes = features.notes(cfg.LengthsAdvisory)
+	if err := m.openRecords(); err != nil {
 		return err
 	}
 	if fx.Sessions != nil {
-		s.useSessions(g, fx)
+		m.useSessions(g, fx)
 	}
-	if err := s.engine.settle(); err != nil {
+	if err := m.plan.settle(); err != nil {
 		return err
 	}
-	s.report = s.engine.newReport()
-	s.report.Shard = cfg.shardInfo()
-	s.report.Fit = fit(ctx, s.endpoint, hc, fx, maxLen, cfg.FitMargin)
-	tellFit(cfg.Progress, s.report.Fit)
+	m.report = m.plan.newReport()
+	m.report.Shard = cfg.shardInfo()
+	m.report.Fit = fit(ctx, m.endpoint, hc, fx, maxLen, cfg.FitMargin)
+	tellFit(cfg.Progress, m.report.Fit)
 	return nil
 }
 
 // StepName is the name of the step at rate, as a subtest would be called.
-func (s *Measurement) StepName(rate float64) string { return stepName(s.engine.Arrival, rate) }
+func (m *Measurement) StepName(rate float64) string { return stepName(m.plan.Arrival, rate) }
 
-// Steps lists the rates the measurement's steps run at.
-func (s *Measurement) Steps() []float64 { return s.engine.Steps() }
+// Rates lists the rates the measurement's steps run at.
+func (m *Measurement) Rates() []float64 { return m.plan.runRates() }
 
 // OpenEnded says the run's step count is not known ahead: a search picks
 // each rate from the last step's verdict (package load/tune), so progress
@@ -147,53 +147,53 @@ func (s *Measurement) Steps() []float64 { return s.engine.Steps() }
 func (s *Measurement) OpenEnded() { s.openEnded = true }
 
 // Report is the report so far.
-func (s *Measurement) Report() *report.Report { return s.report }
+func (m *Measurement) Report() *report.Report { return m.report }
 
 // steps runs every step in turn. When ctx ends it returns the report so
 // far, marked partial, with ctx's error: nothing measured is lost.
-func (s *Measurement) steps(ctx context.Context) (*report.Report, error) {
-	for _, rate := range s.Steps() {
-		if _, err := s.Step(ctx, rate); err != nil {
-			return s.report, err
+func (m *Measurement) steps(ctx context.Context) (*report.Report, error) {
+	for _, rate := range m.Rates() {
+		if _, err := m.Step(ctx, rate); err != nil {
+			return m.report, err
 		}
 	}
-	return s.report, nil
+	return m.report, nil
 }
 
 // Step runs one step at rate, for the plan's duration after its warm-up.
 // Its report is added to the measurement's report, also when ctx cut it
 // short (then marked partial and returned with ctx's error).
-func (s *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
-	p, err := s.nextStepPlan(rate)
+func (m *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
+	p, err := m.nextStepPlan(rate)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.preparePrompts(ctx, rate, p); err != nil {
+	if err := m.preparePrompts(ctx, rate, p); err != nil {
 		return nil, fmt.Errorf("prepare prompts: %w", err)
 	}
-	st, err := s.measureStep(ctx, rate, p)
-	s.addStep(st, err)
+	st, err := m.measureStep(ctx, rate, p)
+	m.addStep(st, err)
 	return st, err
 }
 
-// nextStepPlan is the engine plan of the next step, at rate: where its
+// nextStepPlan is the plan of the next step, at rate: where its
 // schedule starts, its place in the run, and whether a baseline pairs it.
-func (s *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
-	p := s.engine
-	if p.Arrival.Kind == arrival.Trace && s.rows > 0 && s.next%s.rows != 0 {
+func (m *Measurement) nextStepPlan(rate float64) (stepPlan, error) {
+	p := m.plan
+	if p.Arrival.Kind == arrival.Trace && m.rows > 0 && m.next%m.rows != 0 {
 		// A trace replay sends row k of the fixture at the trace's arrival
 		// k: every step starts its schedule at the trace's beginning, so
 		// it starts at a row-0 index too (prompts stay unique: their
 		// content comes from the index, not the row).
-		s.next += s.rows - s.next%s.rows
+		m.next += m.rows - m.next%m.rows
 	}
-	if err := s.nextStepStart(&p); err != nil {
+	if err := m.nextStepStart(&p); err != nil {
 		return p, err
 	}
-	p.judge.BaselinePaired = p.baselinePaired && s.followsBaseline(rate)
-	p.StepIndex = len(s.report.Steps) + 1
-	if !s.openEnded {
-		p.StepCount = max(len(s.Steps()), p.StepIndex)
+	p.judge.BaselinePaired = p.baselinePaired && m.followsBaseline(rate)
+	p.StepIndex = len(m.report.Steps) + 1
+	if !m.openEnded {
+		p.StepCount = max(len(m.Rates()), p.StepIndex)
 	}
 	return p, nil
 }
@@ -208,12 +208,12 @@ func promptsAhead(rate float64, p stepPlan, extra int) int {
 // preparePrompts makes the step's prompts exact before it starts, not on
 // its send path: sessions' turns, and chat prompts through the server's
 // /tokenize.
-func (s *Measurement) preparePrompts(ctx context.Context, rate float64, p stepPlan) error {
-	if err := s.prepareSessions(ctx, rate, p); err != nil {
+func (m *Measurement) preparePrompts(ctx context.Context, rate float64, p stepPlan) error {
+	if err := m.prepareSessions(ctx, rate, p); err != nil {
 		return err
 	}
-	if s.sessions == nil && s.generator != nil && s.engine.API == workload.APIChat {
-		return s.prepareAhead(ctx, promptsAhead(rate, p, 64))
+	if m.sessions == nil && m.generator != nil && m.plan.API == workload.APIChat {
+		return m.prepareAhead(ctx, promptsAhead(rate, p, 64))
 	}
 	return nil
 }
@@ -221,14 +221,14 @@ func (s *Measurement) preparePrompts(ctx context.Context, rate float64, p stepPl
 // measureStep runs the step, and again while its only hazard is a starved
 // client and retries are left (never on a shared clock), keeping the last
 // attempt with the others listed.
-func (s *Measurement) measureStep(ctx context.Context, rate float64, p stepPlan) (*report.StepReport, error) {
-	st, used, err := runStep(ctx, p, rate, s.next)
-	s.next += used
+func (m *Measurement) measureStep(ctx context.Context, rate float64, p stepPlan) (*report.StepReport, error) {
+	st, used, err := runStep(ctx, p, rate, m.next)
+	m.next += used
 	var retried []string
-	for s.engine.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
+	for m.plan.StarvedRetries > len(retried) && err == nil && onlyStarved(st) && p.StepStart.IsZero() {
 		retried = append(retried, st.Hazards[0].Kind+": "+st.Hazards[0].Message)
-		st, used, err = runStep(ctx, p, rate, s.next)
-		s.next += used
+		st, used, err = runStep(ctx, p, rate, m.next)
+		m.next += used
 	}
 	if st != nil {
 		st.Retried = retried
@@ -238,17 +238,17 @@ func (s *Measurement) measureStep(ctx context.Context, rate float64, p stepPlan)
 
 // addStep adds a measured step to the report and tells the watchers; a
 // run cut short is marked partial with the reason.
-func (s *Measurement) addStep(st *report.StepReport, err error) {
+func (m *Measurement) addStep(st *report.StepReport, err error) {
 	if st != nil {
-		s.report.Steps = append(s.report.Steps, *st)
-		s.report.Verdict = report.Worse(s.report.Verdict, st.Verdict)
-		if s.engine.Progress != nil {
-			s.engine.Progress.StepEnded(st)
+		m.report.Steps = append(m.report.Steps, *st)
+		m.report.Verdict = report.Worse(m.report.Verdict, st.Verdict)
+		if m.plan.Progress != nil {
+			m.plan.Progress.StepEnded(st)
 		}
 	}
 	if err != nil {
-		s.report.Partial = true
-		s.report.Reason = err.Error()
+		m.report.Partial = true
+		m.report.Reason = err.Error()
 	}
 }
 
@@ -257,22 +257,22 @@ func (s *Measurement) addStep(st *report.StepReport, err error) {
 // the plan's duration, and judges the same SLOs. It exists to show the
 // coordinated-omission trap beside an open-loop step; its report is not
 // added to the measurement's report.
-func (s *Measurement) ClosedLoop(ctx context.Context, clients int) (*report.StepReport, error) {
-	st, used, err := runClosedLoop(ctx, s.engine, clients, s.next)
-	s.next += used
+func (m *Measurement) ClosedLoop(ctx context.Context, clients int) (*report.StepReport, error) {
+	st, used, err := runClosedLoop(ctx, m.plan, clients, m.next)
+	m.next += used
 	return st, err
 }
 
 // Close releases the client and whatever the target started.
-func (s *Measurement) Close() error {
-	_ = s.CloseRecords() // its error is CloseRecords' and finish's to report
-	if s.client != nil {
-		s.client.Close()
+func (m *Measurement) Close() error {
+	_ = m.CloseRecords() // its error is CloseRecords' and finish's to report
+	if m.client != nil {
+		m.client.Close()
 	}
-	if s.endpoint == nil {
+	if m.endpoint == nil {
 		return nil
 	}
-	return s.endpoint.Close()
+	return m.endpoint.Close()
 }
 
 // Measure runs every step of the plan and returns the report: the one
@@ -292,8 +292,8 @@ func Measure(ctx context.Context, plan Plan) (*report.Report, error) {
 
 // finish closes the per-request records, whose write error would
 // otherwise go unseen.
-func (s *Measurement) finish(err error) error {
-	if rerr := s.CloseRecords(); rerr != nil && err == nil {
+func (m *Measurement) finish(err error) error {
+	if rerr := m.CloseRecords(); rerr != nil && err == nil {
 		err = rerr
 	}
 	return err

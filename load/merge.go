@@ -81,8 +81,8 @@ func dueOf(s *report.StepReport) int {
 
 // mergedJudging is what the shards' steps were judged against, read back
 // from a shard's report.
-func mergedJudging(r *report.Report) (verdict.Config, error) {
-	c := verdict.Config{Strict: r.Shard.Strict, LengthsAdvisory: r.Shard.LengthsAdvisory, InProcessServer: r.Target.Kind == KindSim}
+func mergedJudging(r *report.Report) (verdict.Criteria, error) {
+	c := verdict.Criteria{Strict: r.Shard.Strict, LengthsAdvisory: r.Shard.LengthsAdvisory, InProcessServer: r.Target.Kind == KindSim}
 	for _, sp := range r.SLO {
 		s, err := verdict.SLOFromSpec(sp)
 		if err != nil {

@@ -53,7 +53,7 @@ func synthOutcomes(n int, measureFrom time.Time) []client.Outcome {
 
 // stepFrom records the outcomes kept by keep as runStep would and judges
 // the step: the whole schedule's step, or one shard's.
-func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c verdict.Config, keep func(k int) bool) report.StepReport {
+func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c verdict.Criteria, keep func(k int) bool) report.StepReport {
 	rec := observe.NewRecorder(measureFrom, d, verdict.GoodputLimits(c.SLOs), observe.LengthCheck{Tolerance: 0.01})
 	scheduled := 0
 	for k := range outs {
@@ -71,7 +71,7 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 		}
 		rec.Record(&o, at)
 	}
-	st, ev := rec.Step()
+	st, ev := rec.Summary()
 	st.Evidence = rec.ReportEvidence()
 	st.Name, st.RateTarget, st.Arrival, st.DurationS, st.WarmupS = "rate=43", 43, "poisson", d.Seconds(), 0.2
 	st.Requests.Scheduled = scheduled
@@ -82,8 +82,8 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 	return st
 }
 
-func testJudging(t *testing.T) verdict.Config {
-	return verdict.Config{SLOs: testSLOs(t, "ttft.p90<=80ms", "itl.p50<=4ms", "e2el.p99<=1s", "error_rate<=10%"), MeanOutputTokens: 6}
+func testJudging(t *testing.T) verdict.Criteria {
+	return verdict.Criteria{SLOs: testSLOs(t, "ttft.p90<=80ms", "itl.p50<=4ms", "e2el.p99<=1s", "error_rate<=10%"), MeanOutputTokens: 6}
 }
 
 // shardReports splits the outcomes over n shards' reports, as n processes

@@ -43,7 +43,7 @@ func quietThresholds() verdict.Thresholds {
 	return verdict.Thresholds{Off: []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}}
 }
 
-func TestRunMeasuresKnownTimingsThroughTheEngine(t *testing.T) {
+func TestRunMeasuresKnownTimingsThroughTheRunLoop(t *testing.T) {
 	if raceEnabled {
 		t.Skip("exact timings to the millisecond: run without -race, which slows the server and the client alike")
 	}
@@ -150,10 +150,10 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	// the server, so its latency looks finite and steady and it passes.
 	start := time.Now()
 	rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Recorder: rec}
+	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
 	n := cl.Run(context.Background())
-	closed, ev := rec.Step()
-	verdict.JudgeSLOs(&closed, verdict.Config{SLOs: slos}).Apply(&closed)
+	closed, ev := rec.Summary()
+	verdict.JudgeSLOs(&closed, verdict.Criteria{SLOs: slos}).Apply(&closed)
 	assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
 	assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")
 	ratio := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)

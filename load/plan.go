@@ -122,7 +122,7 @@ type Plan struct {
 	// Overload, when set, runs every step as an overload step: judged by
 	// the overload gate (verdict.JudgeOverload) instead of the error guard
 	// that counts shed requests against the server.
-	Overload *verdict.Overload
+	Overload *verdict.OverloadSettings
 	// Baseline, when set, is a recorded report (ReadBaseline) each step is
 	// compared with; BaselineTolerance is the slowdown allowed, a positive
 	// fraction (DefaultPlan holds DefaultBaselineTolerance).
@@ -159,26 +159,26 @@ func DefaultPlan() Plan {
 	}
 }
 
-func (c *Plan) validate() error {
+func (p *Plan) validate() error {
 	switch {
-	case c.Target == nil:
+	case p.Target == nil:
 		return errors.New("the plan has no target")
-	case c.Fixture == nil:
+	case p.Fixture == nil:
 		return errors.New("the plan has no fixture")
-	case c.arrival().Kind == arrival.Trace && len(c.Fixture.ArrivalOffsets()) == 0:
-		return fmt.Errorf("arrival %s replays the fixture's timestamps, and %s has none", c.Arrival, c.Fixture.Name)
+	case p.arrival().Kind == arrival.Trace && len(p.Fixture.ArrivalOffsets()) == 0:
+		return fmt.Errorf("arrival %s replays the fixture's timestamps, and %s has none", p.Arrival, p.Fixture.Name)
 	}
-	if err := c.checkSettings(); err != nil {
+	if err := p.checkSettings(); err != nil {
 		return err
 	}
-	return c.validateShard()
+	return p.validateShard()
 }
 
 // checkSettings checks every setting that needs neither the target nor the
 // fixture, each here alone: the faces only rename the fields of the
 // *SettingError it returns (NameSettings).
-func (c *Plan) checkSettings() error {
-	for _, check := range []func() error{c.checkPacing, c.checkRates, c.Thresholds.Validate, c.checkRetries, c.checkJudging, c.validateThink, c.validateCancel} {
+func (p *Plan) checkSettings() error {
+	for _, check := range []func() error{p.checkPacing, p.checkRates, p.Thresholds.Validate, p.checkRetries, p.checkJudging, p.validateThink, p.validateCancel} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -191,11 +191,11 @@ func (c *Plan) checkSettings() error {
 const customArrival arrival.Kind = "custom"
 
 // arrival is what the steps follow: Arrival, unless a Process replaces it.
-func (c *Plan) arrival() arrival.Spec {
-	if c.Process != nil {
+func (p *Plan) arrival() arrival.Spec {
+	if p.Process != nil {
 		return arrival.Spec{Kind: customArrival}
 	}
-	return c.Arrival
+	return p.Arrival
 }
 
 // MaxRate bounds a step's rate: a million requests per second is past
@@ -204,14 +204,14 @@ const MaxRate = 1e6
 
 // checkRates checks Rates: one step at each, but for a trace replayed at
 // its own pace, which takes none.
-func (c *Plan) checkRates() error {
-	if a := c.arrival(); a.Kind == arrival.Trace && a.Speed > 0 {
+func (p *Plan) checkRates() error {
+	if a := p.arrival(); a.Kind == arrival.Trace && a.Speed > 0 {
 		return nil
 	}
-	if len(c.Rates) == 0 {
+	if len(p.Rates) == 0 {
 		return &SettingError{Field: "Rates", Problem: "is required, e.g. {Rates} 2,4,8"}
 	}
-	for _, r := range c.Rates {
+	for _, r := range p.Rates {
 		if !(r > 0 && r <= MaxRate) {
 			return &SettingError{Field: "Rates", Value: fmt.Sprint(r), Problem: fmt.Sprintf("want a positive number of requests per second, at most %.0f", float64(MaxRate))}
 		}
@@ -220,33 +220,33 @@ func (c *Plan) checkRates() error {
 }
 
 // checkPacing checks the step's length and its warm-up's.
-func (c *Plan) checkPacing() error {
-	if c.Duration <= 0 {
-		return &SettingError{Field: "Duration", Value: c.Duration.String(), Problem: "want a positive duration"}
+func (p *Plan) checkPacing() error {
+	if p.Duration <= 0 {
+		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: "want a positive duration"}
 	}
-	if c.Warmup < 0 {
-		return &SettingError{Field: "Warmup", Value: c.Warmup.String(), Problem: "want 0 (none) or a positive duration"}
+	if p.Warmup < 0 {
+		return &SettingError{Field: "Warmup", Value: p.Warmup.String(), Problem: "want 0 (none) or a positive duration"}
 	}
 	return nil
 }
 
 // checkJudging checks the settings that qualify others: the fit margin,
 // the baseline's tolerance, the reset of running requests.
-func (c *Plan) checkJudging() error {
+func (p *Plan) checkJudging() error {
 	switch {
-	case !(c.FitMargin >= 0) || math.IsInf(c.FitMargin, 0):
-		return &SettingError{Field: "FitMargin", Value: fmt.Sprint(c.FitMargin), Problem: "want a positive number of times max_num_seqs (0: 1)"}
-	case c.Baseline != nil && (!(c.BaselineTolerance > 0) || math.IsInf(c.BaselineTolerance, 0)):
-		return &SettingError{Field: "BaselineTolerance", Value: fmt.Sprint(c.BaselineTolerance), Problem: "want a positive fraction, e.g. 0.1"}
-	case c.ResetRunningRequests && !c.ResetPrefixCache:
+	case !(p.FitMargin >= 0) || math.IsInf(p.FitMargin, 0):
+		return &SettingError{Field: "FitMargin", Value: fmt.Sprint(p.FitMargin), Problem: "want a positive number of times max_num_seqs (0: 1)"}
+	case p.Baseline != nil && (!(p.BaselineTolerance > 0) || math.IsInf(p.BaselineTolerance, 0)):
+		return &SettingError{Field: "BaselineTolerance", Value: fmt.Sprint(p.BaselineTolerance), Problem: "want a positive fraction, e.g. 0.1"}
+	case p.ResetRunningRequests && !p.ResetPrefixCache:
 		return &SettingError{Field: "ResetRunningRequests", Problem: "qualifies the prefix-cache reset, which {ResetPrefixCache} turns off"}
 	}
 	return nil
 }
 
-func (c *Plan) checkRetries() error {
-	if c.StarvedRetries < 0 {
-		return &SettingError{Field: "StarvedRetries", Value: fmt.Sprint(c.StarvedRetries), Problem: "must not be negative"}
+func (p *Plan) checkRetries() error {
+	if p.StarvedRetries < 0 {
+		return &SettingError{Field: "StarvedRetries", Value: fmt.Sprint(p.StarvedRetries), Problem: "must not be negative"}
 	}
 	return nil
 }
@@ -254,9 +254,9 @@ func (c *Plan) checkRetries() error {
 // DrainBound is how long a step waits for its last requests after its last
 // send: DrainTimeout, or the larger of the dispatcher's default and the
 // step's duration.
-func (c *Plan) DrainBound() time.Duration {
-	if c.DrainTimeout > 0 {
-		return c.DrainTimeout
+func (p *Plan) DrainBound() time.Duration {
+	if p.DrainTimeout > 0 {
+		return p.DrainTimeout
 	}
-	return max(dispatch.DefaultDrainTimeout, c.Duration)
+	return max(dispatch.DefaultDrainTimeout, p.Duration)
 }

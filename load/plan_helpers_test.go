@@ -71,7 +71,7 @@ func runPlan(ctx context.Context, p stepPlan) (*report.Report, error) {
 	if err := p.settle(); err != nil {
 		return nil, err
 	}
-	s := &Measurement{engine: p, report: p.newReport()}
+	s := &Measurement{plan: p, report: p.newReport()}
 	return s.steps(ctx)
 }
 

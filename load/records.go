@@ -15,32 +15,32 @@ const RequestsFile = "requests.jsonl"
 
 // validateCancel checks CancelRate and CancelAfter, which mean something
 // only together.
-func (c *Plan) validateCancel() error {
+func (p *Plan) validateCancel() error {
 	switch {
-	case math.IsNaN(c.CancelRate) || c.CancelRate < 0 || c.CancelRate > 1:
-		return &SettingError{Field: "CancelRate", Value: fmt.Sprint(c.CancelRate), Problem: "want a fraction in [0, 1]"}
-	case c.CancelRate > 0 && c.CancelAfter <= 0:
+	case math.IsNaN(p.CancelRate) || p.CancelRate < 0 || p.CancelRate > 1:
+		return &SettingError{Field: "CancelRate", Value: fmt.Sprint(p.CancelRate), Problem: "want a fraction in [0, 1]"}
+	case p.CancelRate > 0 && p.CancelAfter <= 0:
 		return &SettingError{Field: "CancelRate", Problem: "needs {CancelAfter}, e.g. {CancelAfter} 2s"}
-	case c.CancelAfter < 0:
-		return &SettingError{Field: "CancelAfter", Value: c.CancelAfter.String(), Problem: "want a positive duration"}
-	case c.CancelAfter > 0 && c.CancelRate == 0:
+	case p.CancelAfter < 0:
+		return &SettingError{Field: "CancelAfter", Value: p.CancelAfter.String(), Problem: "want a positive duration"}
+	case p.CancelAfter > 0 && p.CancelRate == 0:
 		return &SettingError{Field: "CancelAfter", Problem: "needs {CancelRate}, e.g. {CancelRate} 0.1"}
 	}
 	return nil
 }
 
 // cancelPlan is the config's planned cancellations, drawn on its seed.
-func (c *Plan) cancelPlan() dispatch.CancelPlan {
-	return dispatch.CancelPlan{Rate: c.CancelRate, After: c.CancelAfter, Seed: c.Seed}
+func (p *Plan) cancelPlan() dispatch.CancelPlan {
+	return dispatch.CancelPlan{Rate: p.CancelRate, After: p.CancelAfter, Seed: p.Seed}
 }
 
 // recorder is what the step's dispatcher records into: rec, and the
 // per-request records when the plan writes them.
-func (p *stepPlan) recorder(rec *observe.Recorder, step string, start, measureFrom time.Time) dispatch.Recorder {
+func (p *stepPlan) recorder(rec *observe.Recorder, step string, start, measureFrom time.Time) dispatch.OutcomeSink {
 	if p.Records == nil {
 		return rec
 	}
-	return p.Records.Step(rec, step, start, measureFrom)
+	return p.Records.Tee(rec, step, start, measureFrom)
 }
 
 // flushRecords writes out the step's records once it has ended. A write
@@ -52,8 +52,8 @@ func (p *stepPlan) flushRecords() {
 }
 
 // openRecords creates the measurement's requests file, when one is asked for.
-func (s *Measurement) openRecords() error {
-	path := s.engine.RequestsOut
+func (m *Measurement) openRecords() error {
+	path := m.plan.RequestsOut
 	if path == "" {
 		return nil
 	}
@@ -61,22 +61,22 @@ func (s *Measurement) openRecords() error {
 	if err != nil {
 		return err
 	}
-	s.engine.Records = r
+	m.plan.Records = r
 	return nil
 }
 
 // RequestsPath is where the measurement writes its per-request records; empty
 // when it writes none.
-func (s *Measurement) RequestsPath() string { return s.engine.RequestsOut }
+func (m *Measurement) RequestsPath() string { return m.plan.RequestsOut }
 
 // CloseRecords writes out and closes the per-request records the measurement
 // opened, and says whether every record reached the file. Close closes
 // them too, but only this (and Measure's error) reports a failure. It may
 // be called more than once; a plan's own Records are the caller's to
 // close.
-func (s *Measurement) CloseRecords() error {
-	if s.engine.Records == nil || s.engine.RequestsOut == "" {
+func (m *Measurement) CloseRecords() error {
+	if m.plan.Records == nil || m.plan.RequestsOut == "" {
 		return nil
 	}
-	return s.engine.Records.Close()
+	return m.plan.Records.Close()
 }

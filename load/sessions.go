@@ -36,12 +36,12 @@ func (r *SessionReplay) validate() error {
 	return nil // its think settings are the Plan's, checked there
 }
 
-func (c *Plan) validateThink() error {
-	if !(c.ThinkTimeScale > 0) || math.IsInf(c.ThinkTimeScale, 0) {
-		return &SettingError{Field: "ThinkTimeScale", Value: fmt.Sprint(c.ThinkTimeScale), Problem: "want a positive number (1 replays think times as recorded)"}
+func (p *Plan) validateThink() error {
+	if !(p.ThinkTimeScale > 0) || math.IsInf(p.ThinkTimeScale, 0) {
+		return &SettingError{Field: "ThinkTimeScale", Value: fmt.Sprint(p.ThinkTimeScale), Problem: "want a positive number (1 replays think times as recorded)"}
 	}
-	if c.MaxThink < 0 {
-		return &SettingError{Field: "MaxThink", Value: c.MaxThink.String(), Problem: "want 0 (no cap on a think time) or a positive duration"}
+	if p.MaxThink < 0 {
+		return &SettingError{Field: "MaxThink", Value: p.MaxThink.String(), Problem: "want 0 (no cap on a think time) or a positive duration"}
 	}
 	return nil
 }
@@ -49,35 +49,35 @@ func (c *Plan) validateThink() error {
 // useSessions makes the session replay a fixture with sessions: arrivals
 // start sessions, a trace replay takes the sessions' own start times, and
 // warm_cache expects the hit rate that reuse inside sessions implies.
-func (s *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
+func (m *Measurement) useSessions(g *workload.Generator, fx *fixtures.Fixture) {
 	ss, err := g.Sessions()
 	if err != nil {
 		return // cannot happen: fx has sessions
 	}
-	s.sessions = ss
-	s.rows = ss.Len()
-	s.engine.Sessions = &SessionReplay{Source: ss, ThinkScale: s.engine.ThinkTimeScale, MaxThink: s.engine.MaxThink,
+	m.sessions = ss
+	m.rows = ss.Len()
+	m.plan.Sessions = &SessionReplay{Source: ss, ThinkScale: m.plan.ThinkTimeScale, MaxThink: m.plan.MaxThink,
 		ThinkIsGap: fx.Provenance.ThinkIsGap}
-	s.engine.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
-	s.engine.Trace = nil
+	m.plan.ExpectedPrefixHitRate = ss.ExpectedPrefixHitRate()
+	m.plan.Trace = nil
 	if fx.Provenance.SessionsTimed {
 		offs := make([]time.Duration, len(fx.Sessions))
 		for i, root := range fx.Sessions {
 			offs[i] = root.StartOffset
 		}
 		if slices.IsSorted(offs) {
-			s.engine.Trace = offs
+			m.plan.Trace = offs
 		}
 	}
 }
 
 // prepareSessions measures the chat prompts of the sessions the next step
 // may start, before it starts: their turns are not built on the send path.
-func (s *Measurement) prepareSessions(ctx context.Context, rate float64, p stepPlan) error {
-	if s.sessions == nil || s.engine.API != workload.APIChat {
+func (m *Measurement) prepareSessions(ctx context.Context, rate float64, p stepPlan) error {
+	if m.sessions == nil || m.plan.API != workload.APIChat {
 		return nil
 	}
-	return s.sessions.PrepareSessions(ctx, s.next, s.next+promptsAhead(rate, p, 8))
+	return m.sessions.PrepareSessions(ctx, m.next, m.next+promptsAhead(rate, p, 8))
 }
 
 // runSessionStep is runStep for a session replay: the same loop, with the
@@ -98,7 +98,7 @@ func runSessionStep(ctx context.Context, p stepPlan, rate float64, firstIndex in
 	turns := observe.NewTurns(p.recorder(f.rec, f.name, f.start, f.measureFrom))
 	r := p.Sessions
 	d := dispatch.SessionLoop{Schedule: sched, Start: f.start, Source: r.Source, FirstIndex: firstIndex, MeasureFrom: p.Warmup,
-		Sender: p.Send, Recorder: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap}
+		Sender: p.Send, Sink: turns, ThinkScale: r.ThinkScale, MaxThink: r.MaxThink, ThinkIsGap: r.ThinkIsGap}
 	res, runErr := d.Run(ctx)
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, ev *observe.Evidence) {
 		turns.Fill(st, countFrom(sched, p.Warmup), f.measureFrom, p.Duration)

@@ -95,7 +95,7 @@ func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixtur
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	log := &turnLogger{c: s.client}
-	s.engine.Send.Doer = log
+	s.plan.Send.Doer = log
 	run := func() (float64, *Measurement) {
 		before := srv.Stats()
 		_, err := s.Step(context.Background(), 3)

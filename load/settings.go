@@ -73,4 +73,4 @@ func (n *namedSetting) Unwrap() error { return n.err }
 // Validate checks the plan as Open will, before anything starts: every
 // setting, and that it has a target and a fixture. A refused setting is a
 // *SettingError.
-func (c Plan) Validate() error { return c.validate() }
+func (p Plan) Validate() error { return p.validate() }

@@ -69,30 +69,30 @@ func ParseStartAt(v string) (time.Time, error) {
 const MaxStartLate = time.Second
 
 // validateShard checks what sharding asks of the rest of the config.
-func (c *Plan) validateShard() error {
-	if err := c.Shard.validate(); err != nil {
+func (p *Plan) validateShard() error {
+	if err := p.Shard.validate(); err != nil {
 		return err
 	}
-	if err := checkStartAt(c.StartAt); err != nil {
+	if err := checkStartAt(p.StartAt); err != nil {
 		return err
 	}
-	if c.StarvedRetries > 0 && !c.StartAt.IsZero() {
+	if p.StarvedRetries > 0 && !p.StartAt.IsZero() {
 		// Steps on a shared clock start at fixed instants: a step measured
 		// again would run into the next one's.
 		return errors.New("a plan with a start time (Plan.StartAt) keeps its steps on a fixed clock and cannot measure one again: set Plan.StarvedRetries to 0")
 	}
-	if !c.Shard.Sharded() {
+	if !p.Shard.Sharded() {
 		return nil
 	}
-	_, shared := c.Target.(URLTarget)
+	_, shared := p.Target.(URLTarget)
 	switch {
-	case c.StartAt.IsZero():
+	case p.StartAt.IsZero():
 		return errors.New("a shard needs a start time shared by all shards (Plan.StartAt)")
 	case !shared:
 		return errors.New("shards must measure one shared server: the target starts a server of each shard's own; give its URL")
-	case c.Baseline != nil:
+	case p.Baseline != nil:
 		return errors.New("a shard holds a share of the samples: compare the merged report with a baseline, not a shard")
-	case c.Fixture != nil && c.Fixture.Sessions != nil:
+	case p.Fixture != nil && p.Fixture.Sessions != nil:
 		// A merged report would need each shard's turns by position, and
 		// rates that count sessions: not there yet.
 		return errors.New("a session replay cannot be sharded yet: run it from one process")
@@ -113,24 +113,24 @@ func checkStartAt(at time.Time) error {
 // sharedSalt is the prompt salt of a run with a start time: derived from
 // the seed and the start, so every shard salts request k alike and a run
 // at another start gets fresh prompts. Empty: a random salt per process.
-func (c *Plan) sharedSalt() string {
-	if c.StartAt.IsZero() || !c.Salt {
+func (p *Plan) sharedSalt() string {
+	if p.StartAt.IsZero() || !p.Salt {
 		return ""
 	}
-	return fmt.Sprintf("start:%d:seed:%d", c.StartAt.UnixNano(), c.Seed)
+	return fmt.Sprintf("start:%d:seed:%d", p.StartAt.UnixNano(), p.Seed)
 }
 
 // shardInfo is what the report says of the shard.
-func (c *Plan) shardInfo() *report.ShardInfo {
-	if !c.Shard.Sharded() {
+func (p *Plan) shardInfo() *report.ShardInfo {
+	if !p.Shard.Sharded() {
 		return nil
 	}
-	th, _ := json.Marshal(c.Thresholds) // plain data: it cannot fail
+	th, _ := json.Marshal(p.Thresholds) // plain data: it cannot fail
 	return &report.ShardInfo{
-		Index: c.Shard.Index, Count: c.Shard.Count, StartAt: c.StartAt.UTC(),
-		Rates: append([]float64(nil), c.Rates...), Arrival: c.Arrival.String(),
-		DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds(), DrainS: c.DrainBound().Seconds(),
-		API: string(c.API), Strict: c.Strict, Thresholds: th, LengthsAdvisory: c.LengthsAdvisory,
+		Index: p.Shard.Index, Count: p.Shard.Count, StartAt: p.StartAt.UTC(),
+		Rates: append([]float64(nil), p.Rates...), Arrival: p.Arrival.String(),
+		DurationS: p.Duration.Seconds(), WarmupS: p.Warmup.Seconds(), DrainS: p.DrainBound().Seconds(),
+		API: string(p.API), Strict: p.Strict, Thresholds: th, LengthsAdvisory: p.LengthsAdvisory,
 	}
 }
 
@@ -185,34 +185,34 @@ const startLead = 250 * time.Millisecond
 // nextStepStart sets the step's shared start and advances the measurement's
 // offset: step k starts at StartAt plus the previous steps' warm-up,
 // duration and drain bound, so shards stay aligned without talking.
-func (s *Measurement) nextStepStart(p *stepPlan) error {
-	if s.engine.Sessions != nil && (s.engine.Shard.Sharded() || !s.engine.StartAt.IsZero()) {
+func (m *Measurement) nextStepStart(p *stepPlan) error {
+	if m.plan.Sessions != nil && (m.plan.Shard.Sharded() || !m.plan.StartAt.IsZero()) {
 		// A session's turns follow one another on one client, and its
 		// step starts when it is ready (runSessionStep).
 		return errors.New("a session replay cannot be sharded or started at a set time")
 	}
-	if s.engine.StartAt.IsZero() {
+	if m.plan.StartAt.IsZero() {
 		return nil
 	}
-	p.StepStart = s.engine.StartAt.Add(s.startOffset)
-	if s.startOffset == 0 {
+	p.StepStart = m.plan.StartAt.Add(m.startOffset)
+	if m.startOffset == 0 {
 		if err := checkStartAt(p.StepStart); err != nil {
 			return err
 		}
 	}
-	s.startOffset += p.Warmup + p.Duration + p.DrainBound()
+	m.startOffset += p.Warmup + p.Duration + p.DrainBound()
 	return nil
 }
 
 // prepareAhead builds the prompts of the step's requests from s.next ahead
 // of the step (a shard only its own share).
-func (s *Measurement) prepareAhead(ctx context.Context, n int) error {
-	sh := s.engine.Shard
+func (m *Measurement) prepareAhead(ctx context.Context, n int) error {
+	sh := m.plan.Shard
 	if !sh.Sharded() {
-		return s.generator.PrepareRange(ctx, s.next, s.next+n)
+		return m.generator.PrepareRange(ctx, m.next, m.next+n)
 	}
-	for i := s.next + sh.Index; i < s.next+n; i += sh.Count {
-		if err := s.generator.PrepareRange(ctx, i, i+1); err != nil {
+	for i := m.next + sh.Index; i < m.next+n; i += sh.Count {
+		if err := m.generator.PrepareRange(ctx, i, i+1); err != nil {
 			return err
 		}
 	}

@@ -87,22 +87,22 @@ func TestShardConfigIsChecked(t *testing.T) {
 
 func TestStepsStartAtFixedOffsetsFromTheSharedStart(t *testing.T) {
 	at := time.Now().Add(time.Hour)
-	s := &Measurement{engine: stepPlan{Plan: Plan{StartAt: at, DrainTimeout: 2 * time.Second}}}
+	s := &Measurement{plan: stepPlan{Plan: Plan{StartAt: at, DrainTimeout: 2 * time.Second}}}
 	var starts []time.Time
 	for _, d := range []time.Duration{5 * time.Second, 7 * time.Second, time.Second} {
-		p := s.engine
+		p := s.plan
 		p.Warmup, p.Duration = time.Second, d
 		require.NoError(t, s.nextStepStart(&p))
 		starts = append(starts, p.StepStart)
 	}
 	assert.Equal(t, []time.Time{at, at.Add(8 * time.Second), at.Add(18 * time.Second)}, starts)
 
-	replay := &Measurement{engine: stepPlan{Sessions: &SessionReplay{}, Plan: Plan{StartAt: at, Shard: Shard{Index: 0, Count: 2}}}}
-	p := replay.engine
+	replay := &Measurement{plan: stepPlan{Sessions: &SessionReplay{}, Plan: Plan{StartAt: at, Shard: Shard{Index: 0, Count: 2}}}}
+	p := replay.plan
 	assert.ErrorContains(t, replay.nextStepStart(&p), "a session replay cannot be sharded")
 
-	late := &Measurement{engine: stepPlan{Plan: Plan{StartAt: time.Now().Add(-2 * time.Second)}}}
-	p = late.engine
+	late := &Measurement{plan: stepPlan{Plan: Plan{StartAt: time.Now().Add(-2 * time.Second)}}}
+	p = late.plan
 	assert.ErrorContains(t, late.nextStepStart(&p), "passed")
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -26,10 +27,8 @@ const traceShapeSeed = 4
 // effect rises as a trend over the window, so the step passes: no
 // over-capacity failure, no not_steady refusal.
 func TestATracesOwnShapeIsNoTrend(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 35 s step; the full test pass runs it")
-	}
-	t.Parallel() // light (TestMain): 6 req/s, limits of seconds
+	testkit.Long(t) // a 35 s step
+	t.Parallel()    // light (TestMain): 6 req/s, limits of seconds
 	cfg := DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"})
 	cfg.Fixture, cfg.Rates, cfg.Seed = testFixture(t, "azure-conv-2023"), []float64{6}, traceShapeSeed
@@ -44,7 +43,7 @@ func TestATracesOwnShapeIsNoTrend(t *testing.T) {
 	t.Logf("TTFT p50 %v in the first half, %v in the second; queue time %+v", first, second, st.Server.QueueTimeBlocks)
 	ratio := float64(max(first, second)) / float64(min(first, second))
 	assert.Greater(t, ratio, 1.5, "the trace's shape moves the halves' medians apart")
-	assert.Nil(t, st.Overload)
+	assert.Nil(t, st.OverCapacity)
 	assert.False(t, st.HasHazard(verdict.HazardNotSteady), "%+v", st.Hazards)
 	if st.Verdict == report.VerdictInvalid && !st.HasHazard(verdict.HazardClientSaturation) {
 		t.Errorf("refused for %+v", st.Hazards)

@@ -32,7 +32,7 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 	if err != nil {
 		return nil, 0, err
 	}
-	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Recorder: p.recorder(f.rec, f.name, f.start, f.measureFrom),
+	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Sink: p.recorder(f.rec, f.name, f.start, f.measureFrom),
 		Cancel: p.Cancel, Sender: p.Send}
 	res, runErr := d.Run(ctx)
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, _ *observe.Evidence) {
@@ -96,7 +96,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	p.flushRecords()
 	client := f.mon.Stop()
 	f.stopProgress()
-	rs, ev := f.rec.Step()
+	rs, ev := f.rec.Summary()
 	st := &rs
 	st.Name, st.RateTarget, st.Arrival = f.name, f.rate, p.Arrival.String()
 	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
@@ -121,10 +121,10 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	finishStep(st, due)
 	j := verdict.Judge(st, ev, p.judge)
 	j.Apply(st)
-	if p.Overload != nil {
+	if p.overload != nil {
 		// An overload step is judged by the overload gate instead of the
 		// error guard that counts shed requests against the server.
-		p.Overload.Judge(st) // keeps a step that met every SLO for the next one's advice
+		p.overload.Judge(st) // keeps a step that met every SLO for the next one's advice
 	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
@@ -143,8 +143,8 @@ func finishStep(s *report.StepReport, due int) {
 }
 
 // judging is what the plan's steps are judged against.
-func (p *stepPlan) judging() verdict.Config {
-	c := verdict.Config{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
+func (p *stepPlan) judging() verdict.Criteria {
+	c := verdict.Criteria{SLOs: p.SLOs, Strict: p.Strict, ExpectedPrefixHitRate: p.ExpectedPrefixHitRate, Thresholds: p.Thresholds}
 	if p.FixtureInfo != nil {
 		c.MeanOutputTokens = p.FixtureInfo.OutputTokens.Mean
 	}

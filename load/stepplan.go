@@ -71,7 +71,10 @@ type stepPlan struct {
 
 	// judge is what verdict takes from the plan, the same for every step:
 	// derived once, by settle.
-	judge verdict.Config
+	judge verdict.Criteria
+	// overload judges the run's overload steps in turn (settle makes one
+	// per run from Plan.Overload, which stays a plain setting).
+	overload *verdict.OverloadRun
 }
 
 // settle checks what Open (or a test) joined to the plan, whose own
@@ -90,6 +93,9 @@ func (p *stepPlan) settle() error {
 	}
 	p.Send.MaxInFlight, p.Send.DrainTimeout = p.MaxInFlight, p.DrainBound()
 	p.judge = p.judging()
+	if p.Overload != nil {
+		p.overload = &verdict.OverloadRun{Settings: *p.Overload}
+	}
 	return nil
 }
 
@@ -101,9 +107,9 @@ func stepName(a arrival.Spec, rate float64) string {
 	return fmt.Sprintf("rate=%g", rate)
 }
 
-// Steps lists the rates a plan runs: its Rates, or one step for a trace
+// runRates lists the rates a plan runs: its Rates, or one step for a trace
 // replayed at its own pace.
-func (p *stepPlan) Steps() []float64 {
+func (p *stepPlan) runRates() []float64 {
 	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
 		return []float64{0}
 	}

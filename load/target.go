@@ -22,7 +22,7 @@ const (
 
 // Target is a server to measure. The faces fill it: URLTarget for a server
 // that is already running, ContainerTarget for one started in a container,
-// and package vllmsim/simtarget's Sim for the simulator, so that the engine
+// and package vllmsim/simtarget's Sim for the simulator, so that package load
 // links no simulator and no container library.
 type Target interface {
 	// Start starts or reaches the server and says how to reach it; the

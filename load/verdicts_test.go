@@ -141,7 +141,7 @@ func TestHugePromptsDoNotShowAsSendLag(t *testing.T) {
 	}
 	// A busy machine starves the scheduler (the hazard is then right, and
 	// names it); the claim is about the body's encoding, so a clean attempt
-	// out of three settles it.
+	// out of three decides it.
 	var small, huge report.StepReport
 	for attempt := 1; attempt <= 3; attempt++ {
 		small, huge = step(1000), step(100_000)

@@ -1,6 +1,7 @@
 package slotest
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 
 	// The modelled H100 is far slower than instant: a regression, and the
 	// step fails although its SLO holds.
-	rep, err := measureRun(t, opts("h100-llama3-8b", WithBaseline(path, 0.5))...)
+	rep, err := measureAsRun(t, opts("h100-llama3-8b", WithBaseline(path, 0.5))...)
 	require.NoError(t, err)
 	st := rep.Steps[0]
 	assert.True(t, st.SLO[0].Pass)
@@ -45,16 +46,29 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 	assert.Contains(t, rec.errors[0], "REGRESSED")
 
 	// The same server against itself, with room for timing noise: no regression.
-	rep, err = measureRun(t, opts("instant", WithBaseline(path, 5))...)
+	rep, err = measureAsRun(t, opts("instant", WithBaseline(path, 5))...)
 	require.NoError(t, err)
 	assert.False(t, rep.Steps[0].Baseline[0].Regressed, "%+v", rep.Steps[0].Baseline[0])
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
 
 	// Another fixture is another workload: refused before the load, with
 	// both fixtures named.
-	rep, err = measureRun(t, append(opts("instant", WithBaseline(path, 5)), WithFixture("fixed:512:9"))...)
+	rep, err = measureAsRun(t, append(opts("instant", WithBaseline(path, 5)), WithFixture("fixed:512:9"))...)
 	assert.Nil(t, rep)
 	assert.ErrorIs(t, err, load.ErrBaselineMismatch)
 	assert.ErrorContains(t, err, "the baseline was recorded with fixture fixed:512:8")
 	assert.ErrorContains(t, err, "this run uses fixed:512:9")
+}
+
+// measureAsRun is measureRun with the steps Run measures: shortened under
+// -short, as the baseline recorded by Run was.
+func measureAsRun(t *testing.T, opts ...Option) (*report.Report, error) {
+	t.Helper()
+	cfg := newConfig(opts...)
+	if testing.Short() {
+		shorten(&cfg)
+	}
+	p, err := cfg.build()
+	require.NoError(t, err)
+	return load.Measure(context.Background(), p)
 }

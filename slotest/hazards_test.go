@@ -150,11 +150,7 @@ func TestWarmCacheQuietUnderPreemption(t *testing.T) {
 // for a program.
 func measureRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	t.Helper()
-	cfg := newConfig(opts...)
-	if testing.Short() {
-		shorten(&cfg) // as Run does: a baseline recorded by Run matches
-	}
-	p, err := cfg.build()
+	p, err := newConfig(opts...).build()
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
 }

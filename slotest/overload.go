@@ -22,7 +22,7 @@ import (
 // shed share is reported with its interval. A server that queues instead
 // of shedding fails with the --max-num-queued-reqs value to set.
 func WithOverload(shedP99 time.Duration) Option {
-	return func(c *config) { c.Overload = &verdict.Overload{ShedP99: shedP99} }
+	return func(c *config) { c.Overload = &verdict.OverloadSettings{ShedP99: shedP99} }
 }
 
 // logFit logs what Fit read before the first step, and its finding: a

@@ -16,7 +16,7 @@ func TestWithOverloadSetsTheGate(t *testing.T) {
 	plan, err := newPlan(WithOverload(100 * time.Millisecond))
 	require.NoError(t, err)
 	require.NotNil(t, plan.Overload)
-	assert.Equal(t, verdict.Overload{ShedP99: 100 * time.Millisecond}, *plan.Overload)
+	assert.Equal(t, verdict.OverloadSettings{ShedP99: 100 * time.Millisecond}, *plan.Overload)
 	plan, err = newPlan()
 	require.NoError(t, err)
 	assert.Nil(t, plan.Overload, "a plain gate is no overload gate")

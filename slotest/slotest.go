@@ -87,7 +87,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			t.Logf("slotest: baseline recorded in %s", cfg.baselinePath)
 		})
 	}
-	for _, rate := range s.Steps() {
+	for _, rate := range s.Rates() {
 		t.Run(s.StepName(rate), func(t *testing.T) {
 			t.Helper() // with Run a helper too, a failure points at the user's call of Run
 			st, err := s.Step(t.Context(), rate)
@@ -149,8 +149,8 @@ func stepProblems(st *report.StepReport) []string {
 	if len(failed) > 0 {
 		out = append(out, fmt.Sprintf("SLO violated (%s)", strings.Join(failed, ", ")))
 	}
-	if st.Overload != nil {
-		out = append(out, st.Overload.Message)
+	if st.OverCapacity != nil {
+		out = append(out, st.OverCapacity.Message)
 	}
 	if regs := verdict.Regressions(st.Baseline); len(regs) > 0 {
 		out = append(out, "slower than its baseline: "+strings.Join(regs, "; "))

@@ -67,7 +67,7 @@ func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
 
 	// A server past its capacity fails the test though every SLO held.
 	over := *healthy
-	over.Verdict, over.Overload = report.VerdictFail, &report.Overload{Message: "over capacity: arrivals outpace completions"}
+	over.Verdict, over.OverCapacity = report.VerdictFail, &report.OverCapacity{Message: "over capacity: arrivals outpace completions"}
 	var full recordingTB
 	CheckStep(&full, &over)
 	require.Len(t, full.errors, 1)

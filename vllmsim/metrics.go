@@ -7,7 +7,7 @@ import "github.com/llmslo/llmslo/vllmsim/metrics"
 var MetricNames = metrics.Names
 
 // metricsConfig is what /metrics says of the configuration c.
-func metricsConfig(c Config) metrics.Config {
+func metricsConfig(c Config) metrics.ServerConfig {
 	dtype := c.KVCacheDType
 	if dtype == "" {
 		dtype = "auto"
@@ -16,7 +16,7 @@ func metricsConfig(c Config) metrics.Config {
 	if util == 0 {
 		util = 0.9
 	}
-	return metrics.Config{Model: c.servedName(), MaxModelLen: c.MaxModelLen, BlockSize: c.BlockSize,
+	return metrics.ServerConfig{Model: c.servedName(), MaxModelLen: c.MaxModelLen, BlockSize: c.BlockSize,
 		NumGPUBlocks: c.NumGPUBlocks, NumGPUBlocksOverride: c.NumGPUBlocks, CacheDType: dtype,
 		GPUMemoryUtilization: util, PrefixCaching: !c.DisablePrefixCaching,
 		RejectReasons: []string{RejectQueuedReqs, RejectQueuedTokens}}

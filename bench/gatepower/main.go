@@ -154,7 +154,7 @@ func (t *tally) count(st *report.StepReport) {
 		t.pass++
 	case report.VerdictFail:
 		t.fail++
-		if st.Overload != nil {
+		if st.OverCapacity != nil {
 			t.overload++
 		}
 	case report.VerdictInvalid:

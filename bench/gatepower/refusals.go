@@ -298,8 +298,8 @@ func logRun(i int, seed int64, took time.Duration, st *report.StepReport) {
 			fmt.Fprintf(os.Stderr, "  note not_steady: %s", n.Message)
 		}
 	}
-	if st.Overload != nil {
-		fmt.Fprintf(os.Stderr, "  %s", st.Overload.Message)
+	if st.OverCapacity != nil {
+		fmt.Fprintf(os.Stderr, "  %s", st.OverCapacity.Message)
 	}
 	for _, h := range st.Hazards {
 		fmt.Fprintf(os.Stderr, "  %s: %s", h.Kind, h.Message)

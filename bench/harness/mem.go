@@ -67,7 +67,7 @@ func memCmd(args []string) error {
 		// A thousand a second: fast enough to be quick, slow enough that
 		// the server accepts every connection as it comes.
 		sched := arrival.ConstantSchedule(1000, time.Duration(*streams)*time.Millisecond)
-		d := dispatch.OpenLoop{Schedule: sched, Start: start, Workload: wl, Recorder: rec, Sender: dispatch.Sender{Doer: c, DrainTimeout: time.Hour}}
+		d := dispatch.OpenLoop{Schedule: sched, Start: start, Workload: wl, Sink: rec, Sender: dispatch.Sender{Doer: c, DrainTimeout: time.Hour}}
 		wg.Go(func() { _, _ = d.Run(ctx) })
 	}
 	if err := waitOpen(*url, *streams, time.Duration(*streams)*time.Millisecond+30*time.Second); err != nil {

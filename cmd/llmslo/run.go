@@ -326,7 +326,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *overload {
-		cfg.Overload = &verdict.Overload{ShedP99: *shedP99}
+		cfg.Overload = &verdict.OverloadSettings{ShedP99: *shedP99}
 	}
 	if !f.quiet {
 		warnShortSteps(cfg, stderr)

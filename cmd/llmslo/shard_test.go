@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -57,9 +58,7 @@ func readReportFile(t *testing.T, path string) *report.Report {
 // latencies equal within that jitter. (Equality to the bit, on identical
 // observations, is runner's TestMergeEqualsTheSingleClientsStep.)
 func TestShardProcessesMergeToTheSingleClientsRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("four processes of two steps each; the full test pass runs it (its processes are not race-built, so the race pass gains nothing)")
-	}
+	testkit.Long(t) // four processes of two steps each, built with go build
 	bin := buildLLMSLO(t)
 	// Two servers alike: one for the single client, one for the shards.
 	// One server for both would serve each the other's prompts (they are
@@ -197,7 +196,7 @@ func punctual(t *testing.T, st report.StepReport) report.Verdict {
 	require.True(t, ok, "the report keeps the hazards' evidence")
 	slos, err := verdict.ParseSLOs([]string{"ttft.p50<=200ms", "itl.p90<=50ms"})
 	require.NoError(t, err)
-	verdict.Judge(&st, ev, verdict.Config{SLOs: slos, MeanOutputTokens: 8,
+	verdict.Judge(&st, ev, verdict.Criteria{SLOs: slos, MeanOutputTokens: 8,
 		Thresholds: verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}}).Apply(&st)
 	return st.Verdict
 }

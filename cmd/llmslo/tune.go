@@ -39,7 +39,7 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rep, err := tune.Tune(ctx, cfg, tune.Options{Search: f.search(), Budget: *budget,
-		Overload: verdict.Overload{ShedP99: *shedP99}, NoOverload: *noOverload})
+		Overload: verdict.OverloadSettings{ShedP99: *shedP99}, NoOverload: *noOverload})
 	if rep == nil {
 		fmt.Fprintf(stderr, "llmslo tune: %v\n", err)
 		return exitUsage
@@ -47,7 +47,7 @@ func tuneCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code = finish(rep, err, f.run, stdout, stderr)
 	render.WriteTune(stdout, rep)
 	// An overload gate that failed fails the session, knee or not.
-	if rep.Tune != nil && rep.Tune.Overload != nil && !rep.Tune.Overload.Pass {
+	if rep.Tune != nil && rep.Tune.OverloadGate != nil && !rep.Tune.OverloadGate.Pass {
 		return code
 	}
 	return kneeFound(code, rep, err)

@@ -121,7 +121,7 @@ func TestAboveCapacityFails(t *testing.T) {
 		t.Errorf("ttft.p50 %.0f ms (interval %v) against 1 s: want a conclusive failure (hazards %+v)", r.ObservedMs, r.CI95Ms, s.Hazards)
 	}
 	assertHeld(t, s)
-	if s.Overload != nil || !slices.Contains(notJudged(s), verdict.CheckOverCapacity) {
-		t.Errorf("overload %v, not judged %v: without /metrics over capacity cannot be judged, and must say so", s.Overload, notJudged(s))
+	if s.OverCapacity != nil || !slices.Contains(notJudged(s), verdict.CheckOverCapacity) {
+		t.Errorf("overload %v, not judged %v: without /metrics over capacity cannot be judged, and must say so", s.OverCapacity, notJudged(s))
 	}
 }

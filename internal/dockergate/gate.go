@@ -19,27 +19,27 @@ import (
 // that CI cannot go green without the container tests.
 const RequireEnv = "LLMSLO_REQUIRE_DOCKER"
 
-// Verdict is what a container test does.
-type Verdict int
+// Action is what a container test does.
+type Action int
 
-// Verdicts.
+// Actions.
 const (
-	Run  Verdict = iota // the engine answers
-	Skip                // no engine, and none is required
-	Fail                // no engine, and one is required
+	RunTest  Action = iota // Docker answers
+	SkipTest               // no Docker, and none is required
+	FailTest               // no Docker, and one is required
 )
 
 // Decide says what a container test does given whether the engine
 // answered and whether Docker is required.
-func Decide(pingErr error, required bool) (Verdict, string) {
+func Decide(pingErr error, required bool) (Action, string) {
 	if pingErr == nil {
-		return Run, ""
+		return RunTest, ""
 	}
 	reason := "no Docker engine answers: " + pingErr.Error()
 	if required {
-		return Fail, reason + " (" + RequireEnv + "=1: the container tests must run)"
+		return FailTest, reason + " (" + RequireEnv + "=1: the container tests must run)"
 	}
-	return Skip, "DOCKER UNAVAILABLE, container test NOT RUN: " + reason +
+	return SkipTest, "DOCKER UNAVAILABLE, container test NOT RUN: " + reason +
 		" (set " + RequireEnv + "=1 to make this a failure)"
 }
 
@@ -82,9 +82,9 @@ func Require(tb testing.TB) {
 		tb.Skip("-short: the container tests run in the full test pass, or under -short with " + RequireEnv + "=1")
 	}
 	switch verdict, reason := Decide(Ping(), required); verdict {
-	case Skip:
+	case SkipTest:
 		tb.Skip(reason)
-	case Fail:
+	case FailTest:
 		tb.Fatal(reason)
 	}
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {

@@ -18,13 +18,13 @@ func TestDecideDocker(t *testing.T) {
 		name     string
 		err      error
 		required bool
-		want     Verdict
+		want     Action
 		reason   string
 	}{
-		{"engine up", nil, false, Run, ""},
-		{"engine up, required", nil, true, Run, ""},
-		{"engine down", down, false, Skip, "DOCKER UNAVAILABLE, container test NOT RUN: no Docker engine answers: dial unix"},
-		{"engine down, required", down, true, Fail, "LLMSLO_REQUIRE_DOCKER=1: the container tests must run"},
+		{"engine up", nil, false, RunTest, ""},
+		{"engine up, required", nil, true, RunTest, ""},
+		{"engine down", down, false, SkipTest, "DOCKER UNAVAILABLE, container test NOT RUN: no Docker engine answers: dial unix"},
+		{"engine down, required", down, true, FailTest, "LLMSLO_REQUIRE_DOCKER=1: the container tests must run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,13 +18,15 @@ func (e *malformedError) Error() string {
 	return fmt.Sprintf("malformed event at byte %d: %s", e.offset, e.reason)
 }
 
-func (p *jsonScanner) fail(reason string) error { return &malformedError{offset: p.i, reason: reason} }
+func (sc *jsonScanner) fail(reason string) error {
+	return &malformedError{offset: sc.i, reason: reason}
+}
 
-func (p *jsonScanner) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
+func (sc *jsonScanner) ws() {
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			sc.i++
 		default:
 			return
 		}
@@ -32,15 +34,15 @@ func (p *jsonScanner) ws() {
 }
 
 // peek skips white space and reports whether the next byte is c.
-func (p *jsonScanner) peek(c byte) bool {
-	p.ws()
-	return p.i < len(p.b) && p.b[p.i] == c
+func (sc *jsonScanner) peek(c byte) bool {
+	sc.ws()
+	return sc.i < len(sc.b) && sc.b[sc.i] == c
 }
 
 // null consumes a null literal if one is next.
-func (p *jsonScanner) null() bool {
-	if p.peek('n') && len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
-		p.i += 4
+func (sc *jsonScanner) null() bool {
+	if sc.peek('n') && len(sc.b)-sc.i >= 4 && string(sc.b[sc.i:sc.i+4]) == "null" {
+		sc.i += 4
 		return true
 	}
 	return false
@@ -48,107 +50,107 @@ func (p *jsonScanner) null() bool {
 
 // object reads an object (the next byte is '{'), calling member with each
 // name; member must consume the value.
-func (p *jsonScanner) object(member func(name []byte) error) error {
-	p.i++ // '{'
-	if p.peek('}') {
-		p.i++
+func (sc *jsonScanner) object(member func(name []byte) error) error {
+	sc.i++ // '{'
+	if sc.peek('}') {
+		sc.i++
 		return nil
 	}
 	for {
-		if !p.peek('"') {
-			return p.fail("expected a member name")
+		if !sc.peek('"') {
+			return sc.fail("expected a member name")
 		}
-		name, err := p.str()
+		name, err := sc.str()
 		if err != nil {
 			return err
 		}
-		if !p.peek(':') {
-			return p.fail("expected ':'")
+		if !sc.peek(':') {
+			return sc.fail("expected ':'")
 		}
-		p.i++
-		p.ws()
+		sc.i++
+		sc.ws()
 		if err := member(name); err != nil {
 			return err
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return p.fail("unterminated object")
+		sc.ws()
+		if sc.i >= len(sc.b) {
+			return sc.fail("unterminated object")
 		}
-		switch p.b[p.i] {
+		switch sc.b[sc.i] {
 		case ',':
-			p.i++
+			sc.i++
 		case '}':
-			p.i++
+			sc.i++
 			return nil
 		default:
-			return p.fail("expected ',' or '}'")
+			return sc.fail("expected ',' or '}'")
 		}
 	}
 }
 
 // array reads an array (the next byte is '['), calling elem for each
 // element; elem must consume it.
-func (p *jsonScanner) array(elem func() error) error {
-	p.i++ // '['
-	if p.peek(']') {
-		p.i++
+func (sc *jsonScanner) array(elem func() error) error {
+	sc.i++ // '['
+	if sc.peek(']') {
+		sc.i++
 		return nil
 	}
 	for {
-		p.ws()
+		sc.ws()
 		if err := elem(); err != nil {
 			return err
 		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return p.fail("unterminated array")
+		sc.ws()
+		if sc.i >= len(sc.b) {
+			return sc.fail("unterminated array")
 		}
-		switch p.b[p.i] {
+		switch sc.b[sc.i] {
 		case ',':
-			p.i++
+			sc.i++
 		case ']':
-			p.i++
+			sc.i++
 			return nil
 		default:
-			return p.fail("expected ',' or ']'")
+			return sc.fail("expected ',' or ']'")
 		}
 	}
 }
 
 // str reads a string (the next byte is '"') and returns its raw contents,
 // escapes not decoded.
-func (p *jsonScanner) str() ([]byte, error) {
-	p.i++ // '"'
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
+func (sc *jsonScanner) str() ([]byte, error) {
+	sc.i++ // '"'
+	start := sc.i
+	for sc.i < len(sc.b) {
+		c := sc.b[sc.i]
 		switch {
 		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
+			s := sc.b[start:sc.i]
+			sc.i++
 			return s, nil
 		case c == '\\':
-			if p.i+1 >= len(p.b) {
-				return nil, p.fail("unterminated string")
+			if sc.i+1 >= len(sc.b) {
+				return nil, sc.fail("unterminated string")
 			}
-			switch p.b[p.i+1] {
+			switch sc.b[sc.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i += 2
+				sc.i += 2
 			case 'u':
-				if p.i+6 > len(p.b) || !isHex4(p.b[p.i+2:p.i+6]) {
-					return nil, p.fail(`bad \u escape`)
+				if sc.i+6 > len(sc.b) || !isHex4(sc.b[sc.i+2:sc.i+6]) {
+					return nil, sc.fail(`bad \u escape`)
 				}
-				p.i += 6
+				sc.i += 6
 			default:
-				return nil, p.fail("bad escape")
+				return nil, sc.fail("bad escape")
 			}
 		case c < 0x20:
-			return nil, p.fail("control character in string")
+			return nil, sc.fail("control character in string")
 		default:
-			p.i++
+			sc.i++
 		}
 	}
-	return nil, p.fail("unterminated string")
+	return nil, sc.fail("unterminated string")
 }
 
 func isHex4(b []byte) bool {
@@ -161,68 +163,68 @@ func isHex4(b []byte) bool {
 }
 
 // number reads a JSON number and returns its text.
-func (p *jsonScanner) number() ([]byte, error) {
-	start := p.i
+func (sc *jsonScanner) number() ([]byte, error) {
+	start := sc.i
 	digits := func() int {
 		n := 0
-		for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-			p.i++
+		for sc.i < len(sc.b) && '0' <= sc.b[sc.i] && sc.b[sc.i] <= '9' {
+			sc.i++
 			n++
 		}
 		return n
 	}
-	if p.i < len(p.b) && p.b[p.i] == '-' {
-		p.i++
+	if sc.i < len(sc.b) && sc.b[sc.i] == '-' {
+		sc.i++
 	}
-	if p.i < len(p.b) && p.b[p.i] == '0' {
-		p.i++
+	if sc.i < len(sc.b) && sc.b[sc.i] == '0' {
+		sc.i++
 	} else if digits() == 0 {
-		return nil, p.fail("bad number")
+		return nil, sc.fail("bad number")
 	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
+	if sc.i < len(sc.b) && sc.b[sc.i] == '.' {
+		sc.i++
 		if digits() == 0 {
-			return nil, p.fail("bad number")
+			return nil, sc.fail("bad number")
 		}
 	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
+	if sc.i < len(sc.b) && (sc.b[sc.i] == 'e' || sc.b[sc.i] == 'E') {
+		sc.i++
+		if sc.i < len(sc.b) && (sc.b[sc.i] == '+' || sc.b[sc.i] == '-') {
+			sc.i++
 		}
 		if digits() == 0 {
-			return nil, p.fail("bad number")
+			return nil, sc.fail("bad number")
 		}
 	}
-	return p.b[start:p.i], nil
+	return sc.b[start:sc.i], nil
 }
 
 // skip validates and consumes any value.
-func (p *jsonScanner) skip(depth int) error {
+func (sc *jsonScanner) skip(depth int) error {
 	if depth > maxJSONDepth {
-		return p.fail("nested too deeply")
+		return sc.fail("nested too deeply")
 	}
-	p.ws()
-	if p.i >= len(p.b) {
-		return p.fail("expected a value")
+	sc.ws()
+	if sc.i >= len(sc.b) {
+		return sc.fail("expected a value")
 	}
-	switch c := p.b[p.i]; {
+	switch c := sc.b[sc.i]; {
 	case c == '{':
-		return p.object(func([]byte) error { return p.skip(depth + 1) })
+		return sc.object(func([]byte) error { return sc.skip(depth + 1) })
 	case c == '[':
-		return p.array(func() error { return p.skip(depth + 1) })
+		return sc.array(func() error { return sc.skip(depth + 1) })
 	case c == '"':
-		_, err := p.str()
+		_, err := sc.str()
 		return err
 	case c == '-' || '0' <= c && c <= '9':
-		_, err := p.number()
+		_, err := sc.number()
 		return err
 	}
 	for _, lit := range [...]string{"true", "false", "null"} {
-		if len(p.b)-p.i >= len(lit) && string(p.b[p.i:p.i+len(lit)]) == lit {
-			p.i += len(lit)
+		if len(sc.b)-sc.i >= len(lit) && string(sc.b[sc.i:sc.i+len(lit)]) == lit {
+			sc.i += len(lit)
 			return nil
 		}
 	}
-	return p.fail("expected a value")
+	return sc.fail("expected a value")
 }

@@ -114,49 +114,49 @@ func parseChunk(data []byte, c *chunk) error {
 	return nil
 }
 
-func (p *jsonScanner) choices(c *chunk) error {
-	if p.null() {
+func (sc *jsonScanner) choices(c *chunk) error {
+	if sc.null() {
 		return nil
 	}
-	if !p.peek('[') {
-		return p.fail(`"choices" is not an array`)
+	if !sc.peek('[') {
+		return sc.fail(`"choices" is not an array`)
 	}
 	first := true
-	return p.array(func() error {
+	return sc.array(func() error {
 		if !first {
-			return p.skip(0)
+			return sc.skip(0)
 		}
 		first = false
-		if !p.peek('{') {
-			return p.fail("a choice is not an object")
+		if !sc.peek('{') {
+			return sc.fail("a choice is not an object")
 		}
-		return p.object(func(name []byte) error {
+		return sc.object(func(name []byte) error {
 			switch string(name) {
 			case "text":
-				return p.tokenText(c)
+				return sc.tokenText(c)
 			case "finish_reason":
-				if p.peek('"') {
-					s, err := p.str()
+				if sc.peek('"') {
+					s, err := sc.str()
 					c.stopped = string(s) == "stop"
 					return err
 				}
-				return p.skip(0)
+				return sc.skip(0)
 			case "delta":
-				if p.null() {
+				if sc.null() {
 					return nil
 				}
-				if !p.peek('{') {
-					return p.fail(`"delta" is not an object`)
+				if !sc.peek('{') {
+					return sc.fail(`"delta" is not an object`)
 				}
-				return p.object(func(name []byte) error {
+				return sc.object(func(name []byte) error {
 					switch string(name) {
 					case "content", "reasoning_content", "reasoning":
-						return p.tokenText(c)
+						return sc.tokenText(c)
 					}
-					return p.skip(0)
+					return sc.skip(0)
 				})
 			}
-			return p.skip(0)
+			return sc.skip(0)
 		})
 	})
 }
@@ -164,80 +164,80 @@ func (p *jsonScanner) choices(c *chunk) error {
 // tokenText reads a string or null; a non-empty string is generated text.
 // An escape always stands for at least one character, so a raw length of
 // zero is exactly the empty string.
-func (p *jsonScanner) tokenText(c *chunk) error {
+func (sc *jsonScanner) tokenText(c *chunk) error {
 	c.texts++
-	if p.null() {
+	if sc.null() {
 		return nil
 	}
-	if !p.peek('"') {
-		return p.fail("token text is not a string")
+	if !sc.peek('"') {
+		return sc.fail("token text is not a string")
 	}
-	at := p.i
-	s, err := p.str()
+	at := sc.i
+	s, err := sc.str()
 	if len(s) > 0 {
 		c.tokens = true
 	}
-	c.textAt, c.textEnd = at, p.i
+	c.textAt, c.textEnd = at, sc.i
 	return err
 }
 
-func (p *jsonScanner) usage(c *chunk) error {
-	if p.null() {
+func (sc *jsonScanner) usage(c *chunk) error {
+	if sc.null() {
 		return nil
 	}
-	if !p.peek('{') {
-		return p.fail(`"usage" is not an object`)
+	if !sc.peek('{') {
+		return sc.fail(`"usage" is not an object`)
 	}
 	c.hasUsage = true
-	return p.object(func(name []byte) error {
+	return sc.object(func(name []byte) error {
 		switch string(name) {
 		case "prompt_tokens":
-			return p.count(&c.prompt)
+			return sc.count(&c.prompt)
 		case "completion_tokens":
-			return p.count(&c.completion)
+			return sc.count(&c.completion)
 		case "prompt_tokens_details":
-			return p.promptDetails(c)
+			return sc.promptDetails(c)
 		}
-		return p.skip(0)
+		return sc.skip(0)
 	})
 }
 
 // promptDetails reads usage.prompt_tokens_details: the prompt tokens the
 // server served from its prefix cache, a per-request witness the warm-cache
 // hazard uses besides the server's own counters.
-func (p *jsonScanner) promptDetails(c *chunk) error {
-	if p.null() {
+func (sc *jsonScanner) promptDetails(c *chunk) error {
+	if sc.null() {
 		return nil
 	}
-	if !p.peek('{') {
-		return p.fail(`"prompt_tokens_details" is not an object`)
+	if !sc.peek('{') {
+		return sc.fail(`"prompt_tokens_details" is not an object`)
 	}
-	return p.object(func(name []byte) error {
+	return sc.object(func(name []byte) error {
 		if string(name) == "cached_tokens" {
-			c.hasCached = !p.peek('n')
-			return p.count(&c.cached)
+			c.hasCached = !sc.peek('n')
+			return sc.count(&c.cached)
 		}
-		return p.skip(0)
+		return sc.skip(0)
 	})
 }
 
 // count reads a non-negative integer token count.
-func (p *jsonScanner) count(n *int) error {
-	if p.null() {
+func (sc *jsonScanner) count(n *int) error {
+	if sc.null() {
 		return nil
 	}
-	at := p.i
-	if p.i < len(p.b) && p.b[p.i] != '-' && (p.b[p.i] < '0' || p.b[p.i] > '9') {
-		return p.fail("token count is not a non-negative integer")
+	at := sc.i
+	if sc.i < len(sc.b) && sc.b[sc.i] != '-' && (sc.b[sc.i] < '0' || sc.b[sc.i] > '9') {
+		return sc.fail("token count is not a non-negative integer")
 	}
-	text, err := p.number()
+	text, err := sc.number()
 	if err != nil {
 		return err
 	}
 	v, perr := strconv.Atoi(string(text))
 	if perr != nil || v < 0 {
-		p.i = at
-		return p.fail("token count is not a non-negative integer")
+		sc.i = at
+		return sc.fail("token count is not a non-negative integer")
 	}
 	*n = v
 	return nil

@@ -44,7 +44,7 @@ func BenchmarkDispatchSendLag(b *testing.B) {
 				sched := arrival.ConstantSchedule(rate, 500*time.Millisecond)
 				start := time.Now()
 				rec := &lagRecorder{lag: lag}
-				d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer}}
+				d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer}}
 				if _, err := d.Run(context.Background()); err != nil {
 					b.Fatal(err)
 				}

@@ -92,7 +92,7 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Cancel: plan, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Cancel: plan, Sender: Sender{Doer: doer}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 
@@ -106,7 +106,7 @@ func TestDispatchAbandonsDrawnRequests(t *testing.T) {
 		}
 	}
 	require.Positive(t, want)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, want, s.Requests.Abandoned)
 	assert.Equal(t, 40-want, s.Requests.Completed)
 	assert.Zero(t, s.Requests.Failed)
@@ -125,9 +125,9 @@ func TestPlannedCancelOnlyClassifiesWhatItEnded(t *testing.T) {
 		sched := arrival.ConstantSchedule(100, 50*time.Millisecond) // 5 slots
 		start := time.Now()
 		rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Cancel: CancelPlan{Rate: 1, After: after}, Sender: Sender{Doer: doer, DrainTimeout: drain}}
+		d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Cancel: CancelPlan{Rate: 1, After: after}, Sender: Sender{Doer: doer, DrainTimeout: drain}}
 		_, _ = d.Run(ctx)
-		s, _ := rec.Step()
+		s, _ := rec.Summary()
 		return observeCounts{s.Requests.Completed, s.Requests.Abandoned, s.Requests.Unfinished, s.Requests.Canceled}
 	}
 	fast := streamDoer(5*time.Millisecond, 10*time.Millisecond)

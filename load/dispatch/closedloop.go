@@ -24,7 +24,7 @@ type ClosedLoop struct {
 	Duration time.Duration
 	Workload workload.Workload
 	Doer     Doer
-	Recorder Recorder
+	Sink     OutcomeSink
 	// MaxRate, when positive, caps the loop's request rate (req/s) with a
 	// token bucket: a closed loop may smooth its own sends, since it makes
 	// no promise about when a request was due. The open-loop dispatcher
@@ -67,9 +67,9 @@ func (c *ClosedLoop) Run(ctx context.Context) int {
 				}
 				now := time.Now()
 				out := client.Outcome{Request: req, Intended: now}
-				c.Recorder.Started(now)
+				c.Sink.Started(now)
 				c.Doer.Do(ctx, req, &out)
-				c.Recorder.Record(&out, time.Now())
+				c.Sink.Record(&out, time.Now())
 			}
 		}()
 	}

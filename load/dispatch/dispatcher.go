@@ -32,11 +32,11 @@ type OpenLoop struct {
 	Workload   workload.Workload
 	FirstIndex int
 	Sender
-	// Recorder receives every outcome.
-	Recorder Recorder
-	// Prepare is how many requests are built ahead of the schedule.
+	// Sink receives every outcome.
+	Sink OutcomeSink
+	// Lookahead is how many requests are built ahead of the schedule.
 	// Zero means 256.
-	Prepare int
+	Lookahead int
 	// Cancel abandons a drawn fraction of requests mid-stream (a user
 	// pressing stop); the zero plan abandons none.
 	Cancel CancelPlan
@@ -57,22 +57,22 @@ type Result struct {
 
 // Run dispatches the schedule and waits for the drain. It returns early only
 // when ctx ends, after cancelling and recording what was in flight.
-func (d *OpenLoop) Run(ctx context.Context) (Result, error) {
-	res, _, err := d.run(ctx)
+func (o *OpenLoop) Run(ctx context.Context) (Result, error) {
+	res, _, err := o.run(ctx)
 	return res, err
 }
 
 // run is Run, also returning the senders it ran the requests on (tests
 // count their goroutines).
-func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
-	if d.Doer == nil || d.Workload == nil || d.Recorder == nil {
-		return Result{}, nil, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Recorder")
+func (o *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
+	if o.Doer == nil || o.Workload == nil || o.Sink == nil {
+		return Result{}, nil, errors.New("dispatch: OpenLoop needs a Doer, a Workload and a Sink")
 	}
-	start := d.Start
+	start := o.Start
 	if start.IsZero() {
 		start = time.Now()
 	}
-	res := Result{Scheduled: len(d.Schedule)}
+	res := Result{Scheduled: len(o.Schedule)}
 
 	// Requests in flight run under reqCtx, which the drain bound or the
 	// caller's cancellation ends; drainExpired tells them which it was.
@@ -84,8 +84,8 @@ func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 	senders := newSenders(func(s send) {
 		req, intended := s.req, s.intended
 		out := client.Outcome{Request: req, Intended: intended}
-		doCtx, disarm := d.Cancel.arm(reqCtx, req.Index, intended)
-		d.Doer.Do(doCtx, req, &out)
+		doCtx, disarm := o.Cancel.arm(reqCtx, req.Index, intended)
+		o.Doer.Do(doCtx, req, &out)
 		disarm()
 		end := time.Now()
 		end = markAbandoned(doCtx, &out, end)
@@ -98,17 +98,17 @@ func (d *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 			}
 		}
 		inFlight.Add(-1)
-		d.Recorder.Record(&out, end)
+		o.Sink.Record(&out, end)
 	})
 
-	prepared, stopPrep := d.prepare(ctx)
+	prepared, stopPrep := o.prepare(ctx)
 	defer stopPrep()
 
-	wait := newWaiter(ctx, d.Wait)
+	wait := newWaiter(ctx, o.Wait)
 	defer wait.close()
 
 dispatch:
-	for _, off := range d.Schedule {
+	for _, off := range o.Schedule {
 		intended := start.Add(off)
 		var req workload.Request
 		select {
@@ -121,19 +121,19 @@ dispatch:
 			res.Canceled = true
 			break dispatch
 		}
-		if d.MaxInFlight > 0 && inFlight.Load() >= int64(d.MaxInFlight) {
+		if o.MaxInFlight > 0 && inFlight.Load() >= int64(o.MaxInFlight) {
 			res.Dropped++
-			recordDrop(d.Recorder, req, intended)
+			recordDrop(o.Sink, req, intended)
 			continue
 		}
 		res.Sent++
 		inFlight.Add(1)
-		d.Recorder.Started(intended)
+		o.Sink.Started(intended)
 		senders.start(send{req, intended})
 	}
 
 	senders.closing()
-	drained, canceled := awaitDrain(ctx, senders.wait, d.DrainTimeout, func() {
+	drained, canceled := awaitDrain(ctx, senders.wait, o.DrainTimeout, func() {
 		boundAt.Store(int64(time.Since(start)))
 		drainExpired.Store(true)
 	}, cancelReqs)
@@ -146,8 +146,8 @@ dispatch:
 }
 
 // prepare builds requests ahead of the schedule on one goroutine.
-func (d *OpenLoop) prepare(ctx context.Context) (<-chan workload.Request, func()) {
-	ahead := d.Prepare
+func (o *OpenLoop) prepare(ctx context.Context) (<-chan workload.Request, func()) {
+	ahead := o.Lookahead
 	if ahead <= 0 {
 		ahead = 256
 	}
@@ -155,13 +155,13 @@ func (d *OpenLoop) prepare(ctx context.Context) (<-chan workload.Request, func()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	preparer, _ := d.Doer.(Preparer)
+	preparer, _ := o.Doer.(Preparer)
 	go func() {
 		defer wg.Done()
-		for i := range d.Schedule {
-			req := d.Workload.Request(d.FirstIndex + i)
+		for i := range o.Schedule {
+			req := o.Workload.Request(o.FirstIndex + i)
 			if req.Index == 0 {
-				req.Index = d.FirstIndex + i
+				req.Index = o.FirstIndex + i
 			}
 			if preparer != nil {
 				preparer.Prepare(&req)

@@ -49,7 +49,7 @@ func TestDispatchSendsEverySlotWithoutWaitingForCompletions(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Recorder: rec, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), FirstIndex: 100, Sink: rec, Sender: Sender{Doer: doer}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	elapsed := time.Since(start)
@@ -63,7 +63,7 @@ func TestDispatchSendsEverySlotWithoutWaitingForCompletions(t *testing.T) {
 	for i := 100; i < 150; i++ {
 		assert.True(t, seen[i], "request %d never sent", i)
 	}
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 50, s.Requests.Completed)
 	assert.InDelta(t, 200, s.E2EL.P50, 30, "E2EL is measured from the intended time")
 }
@@ -79,11 +79,11 @@ func TestDispatchLateSendIsRecordedNotShifted(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: w, Recorder: rec, Sender: Sender{Doer: sleepDoer(time.Millisecond)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: w, Sink: rec, Sender: Sender{Doer: sleepDoer(time.Millisecond)}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 20, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, int64(20), s.SendLag.Count)
 	// The first slot was due at 0 and went out after ~300 ms; the last was
 	// due at 190 ms, so its lag is ~110 ms: every slot kept its intended time.
@@ -108,13 +108,13 @@ func TestDispatchCapDropsInsteadOfQueueing(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer, MaxInFlight: 4}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer, MaxInFlight: 4}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.LessOrEqual(t, peak.Load(), int64(4))
 	assert.Equal(t, 50, res.Sent+res.Dropped)
 	assert.Greater(t, res.Dropped, 30)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, res.Dropped, s.Requests.Dropped)
 	assert.Equal(t, res.Dropped, s.Errors[string(client.ClassDropped)])
 	assert.Less(t, s.SendLag.Max, 50.0, "a capped request is dropped, never queued until a slot frees")
@@ -136,11 +136,11 @@ func TestDispatchDrainBoundKeepsUnfinishedAsLowerBounds(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer, DrainTimeout: 300 * time.Millisecond}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer, DrainTimeout: 300 * time.Millisecond}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.False(t, res.Drained)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 5, s.Requests.Completed)
 	assert.Equal(t, 1, s.Requests.Unfinished)
 	assert.Equal(t, 1, s.Errors[string(client.ClassUnfinished)])
@@ -157,13 +157,13 @@ func TestDispatchCancelReturnsPromptlyAndRecordsInFlight(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	rec := observe.NewRecorder(start, 10*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(time.Hour)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(time.Hour)}}
 	res, err := d.Run(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, res.Canceled)
 	assert.Less(t, time.Since(start), 2*time.Second)
 	assert.Equal(t, 3, res.Sent) // slots at 0, 100 and 200 ms
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 3, s.Errors[string(client.ClassCanceled)])
 	assert.Equal(t, 3, s.Requests.Canceled)
 	assert.Zero(t, s.Requests.Failed, "requests cancelled by the caller are not server failures")
@@ -174,10 +174,10 @@ func TestDispatchWarmupIsNotMeasured(t *testing.T) {
 	sched := arrival.ConstantSchedule(100, 400*time.Millisecond) // 40 slots
 	start := time.Now()
 	rec := observe.NewRecorder(start.Add(200*time.Millisecond), 200*time.Millisecond, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(5 * time.Millisecond)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(5 * time.Millisecond)}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 20, s.Requests.Sent)
 	assert.Equal(t, 20, s.Requests.Completed)
 }

@@ -12,7 +12,7 @@
 // waits for the previous response (and the sub-agents it waits for) plus a
 // think time, so its intended time is computed as the replay runs.
 //
-// The Doer and Recorder interfaces (with DoerFunc) keep it apart from the
+// The Doer and OutcomeSink interfaces (with DoerFunc) keep it apart from the
 // client and the statistics: it imports neither's internals. ClosedLoop is
 // here only to show the coordinated-omission trap beside the open loop; it
 // may cap its own rate with a token bucket, the dispatcher never does.

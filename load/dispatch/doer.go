@@ -23,10 +23,10 @@ func (f DoerFunc) Do(ctx context.Context, req workload.Request, out *client.Outc
 	f(ctx, req, out)
 }
 
-// Recorder receives what the dispatcher sees: each send, each drop by the
+// OutcomeSink receives what the dispatcher sees: each send, each drop by the
 // in-flight cap, and each finished request (observe.Recorder is the one the
 // run loop uses).
-type Recorder interface {
+type OutcomeSink interface {
 	Started(intended time.Time)
 	Dropped(intended time.Time)
 	Record(o *client.Outcome, at time.Time)

@@ -7,30 +7,30 @@ import (
 	"github.com/llmslo/llmslo/load/workload"
 )
 
-// RequestDropRecorder is a Recorder that wants to know which request the
+// RequestDropSink is an OutcomeSink that wants to know which request the
 // in-flight cap dropped, not only when (per-request records do). The
 // dispatcher calls DroppedRequest instead of Dropped on one.
-type RequestDropRecorder interface {
-	Recorder
+type RequestDropSink interface {
+	OutcomeSink
 	DroppedRequest(req workload.Request, intended time.Time)
 }
 
 // recordDrop tells rec of a request the in-flight cap dropped, with the
 // request when rec wants it; both dispatchers drop through it.
-func recordDrop(rec Recorder, req workload.Request, intended time.Time) {
-	if r, ok := rec.(RequestDropRecorder); ok {
+func recordDrop(rec OutcomeSink, req workload.Request, intended time.Time) {
+	if r, ok := rec.(RequestDropSink); ok {
 		r.DroppedRequest(req, intended)
 		return
 	}
 	rec.Dropped(intended)
 }
 
-// UnmeasuredRecorder is a Recorder that also wants the turns of sessions
+// UnmeasuredSink is an OutcomeSink that also wants the turns of sessions
 // started in the warm-up, which are not measured (per-request records
 // keep them, marked as warm-up): the session dispatcher calls Unmeasured
 // and UnmeasuredDrop for those turns, and nothing else.
-type UnmeasuredRecorder interface {
-	Recorder
+type UnmeasuredSink interface {
+	OutcomeSink
 	Unmeasured(o *client.Outcome, at time.Time)
 	UnmeasuredDrop(req workload.Request, intended time.Time)
 }

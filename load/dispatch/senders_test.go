@@ -23,11 +23,11 @@ func TestSendersReuseIdleGoroutines(t *testing.T) {
 	sched := arrival.ConstantSchedule(50, 600*time.Millisecond)
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: sleepDoer(0)}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: sleepDoer(0)}}
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 30, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 30, s.Requests.Completed)
 	assert.LessOrEqual(t, senders.goroutines(), 10, "idle goroutines were not reused")
 }
@@ -55,11 +55,11 @@ func TestSendersNeverWaitForAFreeOne(t *testing.T) {
 	})
 	start := time.Now()
 	rec := observe.NewRecorder(start, time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Recorder: rec, Sender: Sender{Doer: doer}}
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer}}
 	res, senders, err := d.run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, n, res.Sent)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, n, s.Requests.Completed, "a request waited for another to end")
 	assert.Equal(t, n, senders.goroutines())
 	assert.Less(t, time.Since(start), 2*time.Second)

@@ -21,13 +21,13 @@ type SessionSource interface {
 	TurnRequest(i int, s *fixtures.Session, t int) workload.Request
 }
 
-// SessionRecorder is a Recorder that also hears how each measured session
+// SessionSink is an OutcomeSink that also hears how each measured session
 // ended (observe.Turns is one): its intended start, when its first turn was
 // sent (zero when it never was), how many of its turns (sub-agents'
 // included) were never sent because the step ended first, and whether the
 // step's end cut it (a turn unfinished or never sent).
-type SessionRecorder interface {
-	Recorder
+type SessionSink interface {
+	OutcomeSink
 	SessionEnded(intended, firstSent time.Time, unsent int, cut bool)
 }
 
@@ -59,7 +59,7 @@ type SessionLoop struct {
 	// last session's start; at it, turns in flight are cancelled and
 	// recorded as ClassUnfinished, and turns not yet due are never sent.
 	Sender
-	Recorder Recorder
+	Sink OutcomeSink
 	// ThinkScale multiplies every think time (0 means 1; negative is an
 	// error); MaxThink, when positive, caps a scaled think time.
 	ThinkScale float64
@@ -68,10 +68,10 @@ type SessionLoop struct {
 	// kept no response ends): turn t+1 is then intended at turn t's
 	// intended time plus the gap, or at its response's end if later.
 	ThinkIsGap bool
-	// Prepare is how many sessions' first turns are built ahead of their
+	// Lookahead is how many sessions' first turns are built ahead of their
 	// start; zero means 16. Later turns are built while the previous one
 	// runs.
-	Prepare int
+	Lookahead int
 }
 
 // SessionLoopResult says how a session replay ended.
@@ -88,36 +88,36 @@ type SessionLoopResult struct {
 
 // Run replays the schedule and waits for the drain. It returns early only
 // when ctx ends, after cancelling and recording what was in flight.
-func (d *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
+func (l *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
 	switch {
-	case d.Doer == nil || d.Source == nil || d.Recorder == nil:
-		return SessionLoopResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Recorder")
-	case d.ThinkScale < 0 || math.IsNaN(d.ThinkScale) || math.IsInf(d.ThinkScale, 0):
-		return SessionLoopResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", d.ThinkScale)
-	case d.MaxThink < 0:
-		return SessionLoopResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", d.MaxThink)
+	case l.Doer == nil || l.Source == nil || l.Sink == nil:
+		return SessionLoopResult{}, errors.New("dispatch: Sessions needs a Doer, a Source and a Sink")
+	case l.ThinkScale < 0 || math.IsNaN(l.ThinkScale) || math.IsInf(l.ThinkScale, 0):
+		return SessionLoopResult{}, fmt.Errorf("dispatch: think time scale %g must be a positive number", l.ThinkScale)
+	case l.MaxThink < 0:
+		return SessionLoopResult{}, fmt.Errorf("dispatch: maximum think time %v must not be negative", l.MaxThink)
 	}
-	r := &sessionRun{d: d, start: d.Start, scale: d.ThinkScale}
+	r := &sessionRun{d: l, start: l.Start, scale: l.ThinkScale}
 	if r.start.IsZero() {
 		r.start = time.Now()
 	}
 	if r.scale == 0 {
 		r.scale = 1
 	}
-	r.preparer, _ = d.Doer.(Preparer)
-	r.sessions, _ = d.Recorder.(SessionRecorder)
-	r.unmeasured, _ = d.Recorder.(UnmeasuredRecorder)
+	r.preparer, _ = l.Doer.(Preparer)
+	r.sessions, _ = l.Sink.(SessionSink)
+	r.unmeasured, _ = l.Sink.(UnmeasuredSink)
 	var cancelReqs context.CancelFunc
 	r.reqCtx, cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()
-	res := SessionLoopResult{Scheduled: len(d.Schedule)}
-	prepared, stopPrep := d.prepareFirst(ctx, r)
+	res := SessionLoopResult{Scheduled: len(l.Schedule)}
+	prepared, stopPrep := l.prepareFirst(ctx, r)
 	defer stopPrep()
 	var roots sync.WaitGroup
 	wait := newWaiter(ctx, WaitFine)
 	defer wait.close()
 slots:
-	for k, off := range d.Schedule {
+	for k, off := range l.Schedule {
 		intended := r.start.Add(off)
 		var first firstTurn
 		select {
@@ -138,10 +138,10 @@ slots:
 		roots.Add(1)
 		go func() {
 			defer roots.Done()
-			r.session(d.FirstIndex+k, first, intended, off >= d.MeasureFrom)
+			r.session(l.FirstIndex+k, first, intended, off >= l.MeasureFrom)
 		}()
 	}
-	drained, canceled := awaitDrain(ctx, roots.Wait, d.DrainTimeout, func() {
+	drained, canceled := awaitDrain(ctx, roots.Wait, l.DrainTimeout, func() {
 		r.boundAt.Store(int64(time.Since(r.start)))
 		r.drainExpired.Store(true)
 	}, cancelReqs)
@@ -164,8 +164,8 @@ type firstTurn struct {
 
 // prepareFirst builds the sessions' first turns ahead of their starts on
 // one goroutine, so that building a long prompt is not paid as send lag.
-func (d *SessionLoop) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
-	ahead := d.Prepare
+func (l *SessionLoop) prepareFirst(ctx context.Context, r *sessionRun) (<-chan firstTurn, func()) {
+	ahead := l.Lookahead
 	if ahead <= 0 {
 		ahead = 16
 	}
@@ -175,9 +175,9 @@ func (d *SessionLoop) prepareFirst(ctx context.Context, r *sessionRun) (<-chan f
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for k := range d.Schedule {
-			i := d.FirstIndex + k
-			root := d.Source.Session(i)
+		for k := range l.Schedule {
+			i := l.FirstIndex + k
+			root := l.Source.Session(i)
 			select {
 			case ch <- firstTurn{root, r.build(i, root, 0)}:
 			case <-stop:

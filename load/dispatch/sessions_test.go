@@ -92,7 +92,7 @@ func TestSessionTurnsWaitForResponsesThinkTimesAndSubAgents(t *testing.T) {
 	log := &turnLog{}
 	start := time.Now().Add(10 * ms)
 	d := SessionLoop{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root},
-		Recorder: log, ThinkScale: 0.5, MaxThink: 25 * ms, Sender: Sender{Doer: sleepDoer(10 * ms)}}
+		Sink: log, ThinkScale: 0.5, MaxThink: 25 * ms, Sender: Sender{Doer: sleepDoer(10 * ms)}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, SessionLoopResult{Scheduled: 1, Started: 1, Sent: 6, Drained: true, End: res.End}, res)
@@ -143,7 +143,7 @@ func TestSubAgentsStartAfterTheResponseThatStartedThem(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			log := &turnLog{}
 			d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()},
-				Recorder: log, ThinkScale: c.scale, Sender: Sender{Doer: sleepDoer(c.service)}}
+				Sink: log, ThinkScale: c.scale, Sender: Sender{Doer: sleepDoer(c.service)}}
 			_, err := d.Run(context.Background())
 			require.NoError(t, err)
 			m0, s0 := log.find(t, 0, "", 0), log.find(t, 0, "sub", 0)
@@ -161,7 +161,7 @@ func TestACutParentLeavesItsSubAgentUnsent(t *testing.T) {
 		out.Class, out.Err = client.ClassCanceled, ctx.Err()
 	})
 	log := &turnLog{}
-	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Recorder: log, Sender: Sender{Doer: hang, DrainTimeout: 30 * ms}}
+	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{spawnTree()}, Sink: log, Sender: Sender{Doer: hang, DrainTimeout: 30 * ms}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Unsent, "the parent's turn 1 and the sub-agent's turn")
@@ -174,7 +174,7 @@ func TestSessionGapThinkTimesCountFromTheSend(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{
 		{Input: 1, Output: 1}, {At: 50 * ms, Think: 50 * ms, Input: 1, Output: 1}, {At: 55 * ms, Think: 5 * ms, Input: 1, Output: 1}}}
 	log := &turnLog{}
-	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{root}, Recorder: log, ThinkIsGap: true, Sender: Sender{Doer: sleepDoer(20 * ms)}}
+	d := SessionLoop{Schedule: []time.Duration{0}, Source: treeSource{root}, Sink: log, ThinkIsGap: true, Sender: Sender{Doer: sleepDoer(20 * ms)}}
 	_, err := d.Run(context.Background())
 	require.NoError(t, err)
 	t0, t1, t2 := log.find(t, 0, "", 0), log.find(t, 0, "", 1), log.find(t, 0, "", 2)
@@ -187,7 +187,7 @@ func TestSessionsStartOpenLoopAndWarmUpIsNotRecorded(t *testing.T) {
 	log := &turnLog{}
 	start := time.Now().Add(10 * ms)
 	d := SessionLoop{Schedule: []time.Duration{0, 10 * ms, 20 * ms}, Start: start, FirstIndex: 7, MeasureFrom: 10 * ms,
-		Source: treeSource{root}, Recorder: log, Sender: Sender{Doer: sleepDoer(100 * ms)}}
+		Source: treeSource{root}, Sink: log, Sender: Sender{Doer: sleepDoer(100 * ms)}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 6, res.Sent, "the warm-up session loads the server too")
@@ -233,7 +233,7 @@ func TestWarmUpSessionTurnsReachRecordsUnmeasured(t *testing.T) {
 	// sessions 8 (warm-up, at 10 ms) and 9 (measured, at 60 ms) find the
 	// slot taken for both their turns.
 	d := SessionLoop{Schedule: []time.Duration{0, 10 * ms, 60 * ms}, FirstIndex: 7, MeasureFrom: 60 * ms,
-		Source: treeSource{root}, Recorder: log, Sender: Sender{MaxInFlight: 1, Doer: sleepDoer(100 * ms)}}
+		Source: treeSource{root}, Sink: log, Sender: Sender{MaxInFlight: 1, Doer: sleepDoer(100 * ms)}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Sent)
@@ -264,7 +264,7 @@ func TestSessionDrainBoundCutsSessions(t *testing.T) {
 	})
 	log := &turnLog{}
 	start := time.Now()
-	d := SessionLoop{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Recorder: log, Sender: Sender{Doer: hang, DrainTimeout: 80 * ms}}
+	d := SessionLoop{Schedule: []time.Duration{0}, Start: start, Source: treeSource{root}, Sink: log, Sender: Sender{Doer: hang, DrainTimeout: 80 * ms}}
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
 	assert.False(t, res.Drained)
@@ -280,7 +280,7 @@ func TestSessionDrainBoundCutsSessions(t *testing.T) {
 func TestSessionsRefuseBadThinkSettings(t *testing.T) {
 	root := &fixtures.Session{ID: "s", Turns: []fixtures.Turn{{Input: 1, Output: 1}}}
 	for _, d := range []SessionLoop{{ThinkScale: -1}, {MaxThink: -ms}, {}} {
-		d.Source, d.Recorder = treeSource{root}, &turnLog{}
+		d.Source, d.Sink = treeSource{root}, &turnLog{}
 		if d.ThinkScale == 0 && d.MaxThink == 0 {
 			d.Source = nil
 		}

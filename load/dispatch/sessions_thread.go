@@ -17,10 +17,10 @@ type sessionRun struct {
 	start    time.Time
 	scale    float64
 	preparer Preparer
-	sessions SessionRecorder
+	sessions SessionSink
 	// unmeasured hears the warm-up sessions' turns; nil when the
-	// Recorder keeps no record of them.
-	unmeasured UnmeasuredRecorder
+	// sink keeps no record of them.
+	unmeasured UnmeasuredSink
 	// Turns run under reqCtx, which the drain bound or the caller's
 	// cancellation ends; drainExpired tells them which it was.
 	reqCtx       context.Context
@@ -188,7 +188,7 @@ func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (e
 	if r.d.MaxInFlight > 0 && r.inFlight.Load() >= int64(r.d.MaxInFlight) {
 		r.dropped.Add(1)
 		if rec {
-			recordDrop(r.d.Recorder, req, intended)
+			recordDrop(r.d.Sink, req, intended)
 		} else if r.unmeasured != nil {
 			r.unmeasured.UnmeasuredDrop(req, intended)
 		}
@@ -197,7 +197,7 @@ func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (e
 	r.sent.Add(1)
 	r.inFlight.Add(1)
 	if rec {
-		r.d.Recorder.Started(intended)
+		r.d.Sink.Started(intended)
 	}
 	out := client.Outcome{Request: req, Intended: intended}
 	r.d.Doer.Do(r.reqCtx, req, &out)
@@ -213,7 +213,7 @@ func (r *sessionRun) send(req workload.Request, intended time.Time, rec bool) (e
 	}
 	r.inFlight.Add(-1)
 	if rec {
-		r.d.Recorder.Record(&out, end)
+		r.d.Sink.Record(&out, end)
 	} else if r.unmeasured != nil {
 		r.unmeasured.Unmeasured(&out, end)
 	}

@@ -20,7 +20,7 @@ func TestTPOTLeavesOutTheTrailingEOSToken(t *testing.T) {
 		TokenEvents: 4, CompletionTokens: 5, TrailingTokens: 1, UsageReported: true}
 	rec.Started(o.Intended)
 	rec.Record(o, o.Last)
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, int64(5), s.Tokens.Output)
 	assert.InDelta(t, 10.0, s.TPOT.P50, 0.1, "30 ms over the 3 gaps between 4 token events")
 }

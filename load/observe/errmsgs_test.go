@@ -59,7 +59,7 @@ func TestRecorderReportsErrorMessages(t *testing.T) {
 	fail(start.Add(time.Second), "http_400", "This model's maximum context length is 100 tokens.")
 	fail(start.Add(2*time.Second), "http_400", "This model's maximum context length is 100 tokens.")
 	fail(start.Add(3*time.Second), client.ClassReset, "")
-	s, _ := r.Step()
+	s, _ := r.Summary()
 	want := map[string][]string{"http_400": {"This model's maximum context length is 100 tokens."}}
 	if !reflect.DeepEqual(s.ErrorMessages, want) || s.Errors["http_400"] != 2 {
 		t.Fatalf("messages %v, errors %v; want %v and 2", s.ErrorMessages, s.Errors, want)

@@ -33,7 +33,7 @@ func TestLengthCheckOnAServerWithoutIgnoreEOS(t *testing.T) {
 			rec.Started(o.Intended)
 			rec.Record(o, o.Last)
 		}
-		s, ev := rec.Step()
+		s, ev := rec.Summary()
 		return s.LengthMismatches, s.LengthEndedEarly, ev.LengthLonger
 	}
 	m, e, l := measure(LengthCheck{Tolerance: 0.01, InputTolerance: 0.05, EarlyEndAllowed: true})

@@ -37,7 +37,7 @@ func TestProgressCountsTheWarmupApart(t *testing.T) {
 		"an abandoned request is neither done nor failed")
 	assert.Equal(t, Counts{Sent: 1, InFlight: 1}, p.Counts)
 	assert.Zero(t, p.TTFTP95, "the warm-up's TTFT is not measured")
-	st, _ := rec.Step()
+	st, _ := rec.Summary()
 	assert.Zero(t, st.Requests.Completed+st.Requests.Failed, "the warm-up enters no measurement")
 }
 
@@ -52,7 +52,7 @@ func TestTurnsCountWarmupSessionsTurns(t *testing.T) {
 		if withRecords {
 			records := NewRecords(&buf)
 			defer records.Close()
-			sink = records.Step(rec, "rate=1", t0, t0.Add(10*time.Second))
+			sink = records.Tee(rec, "rate=1", t0, t0.Add(10*time.Second))
 		}
 		tr := NewTurns(sink)
 		// A warm-up session's later turn, due after the window opened.

@@ -227,11 +227,11 @@ func (r *Records) Close() error {
 	return err
 }
 
-// Step returns the recorder the dispatcher uses for one step: it passes
+// Tee returns the sink the dispatcher uses for one step: it passes
 // everything to rec and writes each request's record, named step, with
 // times from start (the schedule's offset zero). Requests due before
 // measureFrom are the warm-up: rec ignores them, the records mark them.
-func (r *Records) Step(rec *Recorder, step string, start, measureFrom time.Time) *RecordsTee {
+func (r *Records) Tee(rec *Recorder, step string, start, measureFrom time.Time) *RecordsTee {
 	return &RecordsTee{rec: rec, records: r, step: step, start: start, measureFrom: measureFrom}
 }
 
@@ -246,52 +246,52 @@ type RecordsTee struct {
 }
 
 // Started passes the send on.
-func (s *RecordsTee) Started(intended time.Time) { s.rec.Started(intended) }
+func (tee *RecordsTee) Started(intended time.Time) { tee.rec.Started(intended) }
 
 // Dropped passes a drop on; the dispatcher calls DroppedRequest instead,
 // which also writes the request's record.
-func (s *RecordsTee) Dropped(intended time.Time) { s.rec.Dropped(intended) }
+func (tee *RecordsTee) Dropped(intended time.Time) { tee.rec.Dropped(intended) }
 
 // DroppedRequest passes a drop on and writes the record of a request the
 // in-flight cap kept from being sent.
-func (s *RecordsTee) DroppedRequest(req workload.Request, intended time.Time) {
-	s.rec.Dropped(intended)
-	s.writeDrop(req, intended, intended.Before(s.measureFrom))
+func (tee *RecordsTee) DroppedRequest(req workload.Request, intended time.Time) {
+	tee.rec.Dropped(intended)
+	tee.writeDrop(req, intended, intended.Before(tee.measureFrom))
 }
 
 // UnmeasuredDrop writes the record of a dropped turn of a session started
 // in the warm-up; the step's Recorder does not hear of it.
-func (s *RecordsTee) UnmeasuredDrop(req workload.Request, intended time.Time) {
-	s.writeDrop(req, intended, true)
+func (tee *RecordsTee) UnmeasuredDrop(req workload.Request, intended time.Time) {
+	tee.writeDrop(req, intended, true)
 }
 
-func (s *RecordsTee) writeDrop(req workload.Request, intended time.Time, warmup bool) {
-	s.records.add(pendingRecord{
-		step: s.step, req: idOf(req), warmup: warmup,
-		intended: intended.Sub(s.start), sent: absent, first: absent, last: absent, done: absent,
+func (tee *RecordsTee) writeDrop(req workload.Request, intended time.Time, warmup bool) {
+	tee.records.add(pendingRecord{
+		step: tee.step, req: idOf(req), warmup: warmup,
+		intended: intended.Sub(tee.start), sent: absent, first: absent, last: absent, done: absent,
 		inputTokens: req.InputTokens, outcome: client.ClassDropped,
 	})
 }
 
 // Record passes a finished request on and writes its record.
-func (s *RecordsTee) Record(o *client.Outcome, at time.Time) {
-	s.rec.Record(o, at)
-	s.write(o, at, o.Intended.Before(s.measureFrom))
+func (tee *RecordsTee) Record(o *client.Outcome, at time.Time) {
+	tee.rec.Record(o, at)
+	tee.write(o, at, o.Intended.Before(tee.measureFrom))
 }
 
 // Unmeasured writes the record of a turn of a session started in the
 // warm-up, marked as warm-up whenever it was sent; the step's Recorder
 // hears of it only through WarmupEnded, for progress.
-func (s *RecordsTee) Unmeasured(o *client.Outcome, at time.Time) { s.write(o, at, true) }
+func (tee *RecordsTee) Unmeasured(o *client.Outcome, at time.Time) { tee.write(o, at, true) }
 
 // WarmupEnded passes a finished warm-up session turn on, for progress.
-func (s *RecordsTee) WarmupEnded(o *client.Outcome) { s.rec.WarmupEnded(o) }
+func (tee *RecordsTee) WarmupEnded(o *client.Outcome) { tee.rec.WarmupEnded(o) }
 
-func (s *RecordsTee) write(o *client.Outcome, at time.Time, warmup bool) {
+func (tee *RecordsTee) write(o *client.Outcome, at time.Time, warmup bool) {
 	p := pendingRecord{
-		step: s.step, req: idOf(o.Request), warmup: warmup,
-		intended: o.Intended.Sub(s.start), sent: s.since(o.Sent), first: s.since(o.First), last: s.since(o.Last),
-		done: at.Sub(s.start), inputTokens: o.Request.InputTokens, outputTokens: o.TokenEvents, outcome: o.Class,
+		step: tee.step, req: idOf(o.Request), warmup: warmup,
+		intended: o.Intended.Sub(tee.start), sent: tee.since(o.Sent), first: tee.since(o.First), last: tee.since(o.Last),
+		done: at.Sub(tee.start), inputTokens: o.Request.InputTokens, outputTokens: o.TokenEvents, outcome: o.Class,
 	}
 	// The server's own counts when it gave them; the prompt asked for and
 	// the token events received when it did not (a stream cut before its
@@ -299,14 +299,14 @@ func (s *RecordsTee) write(o *client.Outcome, at time.Time, warmup bool) {
 	if o.UsageReported {
 		p.inputTokens, p.outputTokens = o.PromptTokens, o.CompletionTokens
 	}
-	s.records.add(p)
+	tee.records.add(p)
 }
 
-func (s *RecordsTee) since(t time.Time) time.Duration {
+func (tee *RecordsTee) since(t time.Time) time.Duration {
 	if t.IsZero() {
 		return absent
 	}
-	return t.Sub(s.start)
+	return t.Sub(tee.start)
 }
 
 func idOf(req workload.Request) requestID {

@@ -38,7 +38,7 @@ func TestRecordsOneLinePerRequest(t *testing.T) {
 	recs := NewRecords(&buf)
 	start := time.Now()
 	rec := NewRecorder(start.Add(ms(100)), time.Second, PerRequestLimits{}, LengthCheck{})
-	sr := recs.Step(rec, "rate=4", start, start.Add(ms(100)))
+	sr := recs.Tee(rec, "rate=4", start, start.Add(ms(100)))
 
 	req := workload.Request{Index: 7, InputTokens: 8, OutputTokens: 4, Session: "s1", Agent: "planner", Turn: 2}
 	ok := client.Outcome{Request: req, Intended: start.Add(ms(150)), Sent: start.Add(ms(150) + 12*time.Microsecond),
@@ -75,7 +75,7 @@ func TestRecordsOneLinePerRequest(t *testing.T) {
 	assert.Contains(t, buf.String(), `"first_token_s":null`, "absent times are null, not missing")
 
 	// The step's own figures saw the same requests, less the warm-up.
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Equal(t, 1, s.Requests.Completed)
 	assert.Equal(t, 1, s.Requests.Failed)
 	assert.Equal(t, 1, s.Requests.Dropped)
@@ -91,7 +91,7 @@ func TestRecordsKeepUnmeasuredSessionTurns(t *testing.T) {
 	recs := NewRecords(&buf)
 	start := time.Now()
 	rec := NewRecorder(start.Add(ms(100)), time.Second, PerRequestLimits{}, LengthCheck{})
-	turns := NewTurns(recs.Step(rec, "rate=1", start, start.Add(ms(100))))
+	turns := NewTurns(recs.Tee(rec, "rate=1", start, start.Add(ms(100))))
 
 	late := client.Outcome{Request: workload.Request{Index: 1, Session: "a#1", Turn: 1, InputTokens: 8, OutputTokens: 2},
 		Intended: start.Add(ms(300)), Sent: start.Add(ms(300)), First: start.Add(ms(320)), Last: start.Add(ms(330)), TokenEvents: 2}
@@ -110,7 +110,7 @@ func TestRecordsKeepUnmeasuredSessionTurns(t *testing.T) {
 		IntendedS: 0.4, InputTokens: 9, Outcome: "dropped"}, lines[1])
 	assert.Equal(t, RequestRecord{V: 1, Step: "rate=1", Index: 2, Session: "b#2", IntendedS: 0.5, InputTokens: 5, Outcome: "dropped"}, lines[2])
 
-	s, _ := rec.Step()
+	s, _ := rec.Summary()
 	assert.Zero(t, s.Requests.Completed, "the warm-up session's turn is not measured")
 	assert.Equal(t, 1, s.Requests.Dropped, "the measured drop is")
 }
@@ -125,7 +125,7 @@ func (w *blockingWriter) Write(p []byte) (int, error) { <-w.release; return len(
 func TestRecordsNeverBlockTheSender(t *testing.T) {
 	w := &blockingWriter{release: make(chan struct{})}
 	recs := NewRecords(w)
-	sr := recs.Step(NewRecorder(time.Now(), time.Second, PerRequestLimits{}, LengthCheck{}), "rate=1", time.Now(), time.Now())
+	sr := recs.Tee(NewRecorder(time.Now(), time.Second, PerRequestLimits{}, LengthCheck{}), "rate=1", time.Now(), time.Now())
 	o := client.Outcome{Intended: time.Now(), Sent: time.Now()}
 	t0 := time.Now()
 	for range RecordsBuffer + 5000 {
@@ -143,7 +143,7 @@ func TestRecordsNeverBlockTheSender(t *testing.T) {
 // fits in the buffer: nothing is dropped even before the writer runs.
 func TestRecordsKeepUpWithTenThousandPerSecond(t *testing.T) {
 	recs := NewRecords(io.Discard)
-	sr := recs.Step(NewRecorder(time.Now(), time.Second, PerRequestLimits{}, LengthCheck{}), "rate=10000", time.Now(), time.Now())
+	sr := recs.Tee(NewRecorder(time.Now(), time.Second, PerRequestLimits{}, LengthCheck{}), "rate=10000", time.Now(), time.Now())
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {

@@ -44,10 +44,10 @@ type Evidence struct {
 	TTFTBlocks []report.TTFTBlock
 }
 
-// Step summarises what the recorder holds as a step report, with the
+// Summary summarises what the recorder holds as a step report, with the
 // evidence the hazard checks read besides it. The caller names the step,
 // adds server and client figures, and has it judged (package verdict).
-func (r *Recorder) Step() (report.StepReport, Evidence) {
+func (r *Recorder) Summary() (report.StepReport, Evidence) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := report.StepReport{

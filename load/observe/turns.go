@@ -150,7 +150,7 @@ func (t *Turns) Record(o *client.Outcome, at time.Time) {
 	}
 }
 
-// SessionEnded counts a measured session (dispatch.SessionRecorder).
+// SessionEnded counts a measured session (dispatch.SessionSink).
 func (t *Turns) SessionEnded(_, firstSent time.Time, unsent int, cut bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

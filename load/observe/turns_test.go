@@ -39,7 +39,7 @@ func TestTurnsSplitByPositionAndCountSessions(t *testing.T) {
 	tr.SessionEnded(t0.Add(2*time.Second), t0.Add(2*time.Second+3*ms), 0, false)
 	tr.SessionEnded(t0.Add(4*time.Second), time.Time{}, 0, false) // its first turn was dropped
 
-	s, ev := rec.Step()
+	s, ev := rec.Summary()
 	assert.Equal(t, 6, s.Requests.Sent, "every turn reached the step's recorder")
 	assert.Equal(t, 6, ev.Due, "the turns due in the window, which client_saturation judges")
 	tr.Fill(&s, 4, t0, 10*time.Second)

@@ -31,7 +31,7 @@ func TestWindowCountsAreExact(t *testing.T) {
 	send(4500*time.Millisecond, 0)                     // a later turn due after the window
 	rec.Dropped(t0.Add(2 * time.Second))               // due, never sent
 
-	s, ev := rec.Step()
+	s, ev := rec.Summary()
 	assert.Equal(t, 5, ev.Due, "four sent or late, one dropped; neither the warm-up's nor the one after the end")
 	assert.Equal(t, 3, ev.SentInWindow)
 	assert.Equal(t, []int{1, 2, 1, 1}, ev.DuePerS)
@@ -53,7 +53,7 @@ func TestClientLimitIsADrop(t *testing.T) {
 	o := &client.Outcome{Intended: t0.Add(100 * time.Millisecond), Class: client.ClassClientLimit}
 	rec.Started(o.Intended)
 	rec.Record(o, o.Intended)
-	s, ev := rec.Step()
+	s, ev := rec.Summary()
 	assert.Equal(t, 1, s.Requests.Dropped)
 	assert.Zero(t, s.Requests.Sent)
 	assert.Zero(t, s.Requests.Failed)

@@ -6,7 +6,7 @@
 // (Markdown, AppendStepSummary) and the words a step's rate and notes are
 // introduced with (AchievedInWords, NoteWord).
 //
-// Only the faces (slotest, cmd/llmslo) and tools import it: the engine
+// Only the faces (slotest, cmd/llmslo) and tools import it: package load
 // never does, so that measuring and judging a step links neither
 // html/template nor the charting library. A program that only reads or
 // writes reports as data needs package report alone.

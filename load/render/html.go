@@ -315,7 +315,7 @@ section.step{break-inside:avoid-page}
 <h2>Step {{.Name}} <span class="badge {{.Class}}">{{.Verdict}}</span>{{if .Partial}} <span class="badge partial">PARTIAL</span>{{end}}</h2>
 <p>{{.AchievedInWords}} ({{.Arrival}} arrivals, after {{.WarmupS}} s of warm-up): {{.Requests.Scheduled}} scheduled, {{.Requests.Sent}} sent, {{.Requests.Completed}} ok, {{.Requests.Failed}} failed, {{.Requests.Unfinished}} unfinished, {{.Requests.Dropped}} dropped; goodput {{pct .Goodput}}.</p>
 {{with .ShedLine}}<p class="shed">{{.}}</p>
-{{end}}{{if not .OverloadGate}}{{with .Overload}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>{{end}}{{end}}{{with .OverloadGate}}<div class="{{if .Pass}}note{{else}}hazard{{end}}"><strong>overload gate:</strong> {{.Message}}<ul>{{range .Checks}}<li>{{if .Pass}}pass{{else}}FAIL{{end}}: {{.Detail}}</li>{{end}}</ul></div>
+{{end}}{{if not .OverloadGate}}{{with .OverCapacity}}<div class="hazard"><strong>FAIL:</strong> {{.Message}}</div>{{end}}{{end}}{{with .OverloadGate}}<div class="{{if .Pass}}note{{else}}hazard{{end}}"><strong>overload gate:</strong> {{.Message}}<ul>{{range .Checks}}<li>{{if .Pass}}pass{{else}}FAIL{{end}}: {{.Detail}}</li>{{end}}</ul></div>
 {{end}}{{range .Hazards}}<div class="hazard"><strong>INVALID ({{.Kind}}):</strong> {{.Message}}{{with .Fix}}<span class="fix">Fix: {{.}}</span>{{end}}</div>
 {{end}}{{$word := .NoteWord}}{{range .Notes}}<p class="note"><strong>{{$word}} ({{.Kind}}):</strong> {{.Message}}</p>
 {{end}}

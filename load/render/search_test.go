@@ -137,7 +137,7 @@ func TestSweepBelowTheLowestRate(t *testing.T) {
 // verdict stands.
 func TestSearchOutcomeOnlyWhereTheVerdictMisleads(t *testing.T) {
 	r := sweepReport()
-	r.Tune = &report.Tune{Overload: &report.OverloadGate{Pass: false}}
+	r.Tune = &report.Tune{OverloadGate: &report.OverloadGate{Pass: false}}
 	assert.Empty(t, r.SearchOutcome())
 	r = sweepReport()
 	r.Partial = true

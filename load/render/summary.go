@@ -54,8 +54,8 @@ func Markdown(title string, r *report.Report) string {
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		if s.Overload != nil && s.OverloadGate == nil {
-			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.Overload.Message)
+		if s.OverCapacity != nil && s.OverloadGate == nil {
+			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.OverCapacity.Message)
 		}
 		if g := s.OverloadGate; g != nil {
 			fmt.Fprintf(&b, "\n- **%s** %s.", s.Name, g.Message)

@@ -53,8 +53,8 @@ func WriteSummary(w io.Writer, r *report.Report) {
 				fmt.Fprintf(w, "%s: REGRESSED: %s\n", s.Name, regression(c))
 			}
 		}
-		if s.Overload != nil && s.OverloadGate == nil { // the gate judges an overload step's queue
-			fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, s.Overload.Message)
+		if s.OverCapacity != nil && s.OverloadGate == nil { // the gate judges an overload step's queue
+			fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, s.OverCapacity.Message)
 		}
 		for _, h := range s.Hazards {
 			fmt.Fprintf(w, "%s: INVALID (%s): %s\n    fix: %s\n", s.Name, h.Kind, h.Message, h.Fix)
@@ -159,8 +159,8 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
 		printErrorMessages(w, s.ErrorMessages)
 	}
-	if s.Overload != nil {
-		fmt.Fprintf(w, "  %s\n", s.Overload.Message)
+	if s.OverCapacity != nil {
+		fmt.Fprintf(w, "  %s\n", s.OverCapacity.Message)
 	}
 	for _, h := range s.Hazards {
 		fmt.Fprintf(w, "  hazard %s: %s\n    fix: %s\n", h.Kind, h.Message, h.Fix)

@@ -11,5 +11,5 @@
 // the HDR interval log of a step's histograms. It judges nothing (package
 // verdict does), measures nothing, and renders nothing: the HTML page, the
 // terminal tables and the CI markdown are package render's, so that the
-// engine, which imports this package, links no template or chart code.
+// measuring code (package load), which imports this package, links no template or chart code.
 package report

@@ -22,7 +22,7 @@ func (r *Report) SearchOutcome() string {
 	if c == nil || r.Partial || r.Verdict != VerdictFail {
 		return ""
 	}
-	if r.Tune != nil && r.Tune.Overload != nil && !r.Tune.Overload.Pass {
+	if r.Tune != nil && r.Tune.OverloadGate != nil && !r.Tune.OverloadGate.Pass {
 		return "" // the gate's failure fails the session, knee or not
 	}
 	switch {

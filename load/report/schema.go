@@ -219,10 +219,10 @@ type StepReport struct {
 	// note instead, with its figures.
 	Hazards []Hazard `json:"hazards"`
 	Notes   []Hazard `json:"notes,omitempty"`
-	// Overload is set when the server's waiting queue grew significantly
+	// OverCapacity is set when the server's waiting queue grew significantly
 	// through the window: arrivals outpaced completions, so the step is
 	// past the server's capacity and fails (docs/verdicts.md).
-	Overload *Overload `json:"overload,omitempty"`
+	OverCapacity *OverCapacity `json:"overload,omitempty"`
 	// Binding, on a step that did not pass, says what bound the server.
 	Binding *Binding `json:"binding,omitempty"`
 	// HazardsOff lists the hazard kinds that were turned off for the step
@@ -372,8 +372,8 @@ type Second struct {
 	OutTokens  int64   `json:"output_tokens"`
 }
 
-// Overload is the evidence that a step ran past the server's capacity.
-type Overload struct {
+// OverCapacity is the evidence that a step ran past the server's capacity.
+type OverCapacity struct {
 	// GrowthPerS is how much faster arrivals came than the server
 	// admitted them, in requests per second, as the rule that fired read
 	// it: the waiting queue's least-squares slope over the window's second

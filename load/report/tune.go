@@ -54,9 +54,9 @@ type Tune struct {
 	Stop          string   `json:"stop"`
 	// CannotChange says why no flag was changed (a URL target).
 	CannotChange string `json:"cannot_change,omitempty"`
-	// Overload is the last step's overload gate, at 1.5× the final knee
+	// OverloadGate is the last step's overload gate, at 1.5× the final knee
 	// with Protect's admission limit.
-	Overload *OverloadGate `json:"overload,omitempty"`
+	OverloadGate *OverloadGate `json:"overload,omitempty"`
 }
 
 // TuneIteration is one sweep of the loop: the server's flags, the change

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/serveflags"
@@ -37,8 +38,9 @@ var setLimit = regexp.MustCompile(`set --max-num-queued-reqs (\d+)`)
 // The overload gate on a server without an admission limit names one;
 // the same server restarted with that limit passes the same gate.
 func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{15, 26.3}, adviceSim...)
-	plan.Overload = &verdict.Overload{}
+	plan.Overload = &verdict.OverloadSettings{}
 	rep, err := load.Measure(context.Background(), plan)
 	require.NoError(t, err)
 	require.Len(t, rep.Steps, 2)
@@ -52,7 +54,7 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 	assert.Equal(t, g.SuggestedQueuedReqs, limit)
 
 	applied := advicePlan(t, []float64{26.3}, append(adviceSim, "--max-num-queued-reqs", m[1])...)
-	applied.Overload = &verdict.Overload{QueuedReqs: limit}
+	applied.Overload = &verdict.OverloadSettings{QueuedReqs: limit}
 	rep, err = load.Measure(context.Background(), applied)
 	require.NoError(t, err)
 	g = rep.Steps[0].OverloadGate
@@ -66,7 +68,7 @@ func TestOverloadGatesLimitPassesWhenApplied(t *testing.T) {
 // Started as the simulator (its hardware flags added back), it holds the
 // knee tune reported: a step just below the bracket's lower end passes.
 func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{12, 20}, adviceSim...)
 	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 1}, Budget: 1})
 	require.NoError(t, err)
@@ -107,6 +109,7 @@ func TestTunesFinalLineHoldsTheKnee(t *testing.T) {
 // compute: the step and the sweep say so, tune stops there, and Protect
 // says when its limit lies below the server's.
 func TestASheddingServerBindsAdmission(t *testing.T) {
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{10, 20}, append(adviceSim, "--max-num-queued-reqs", "12")...)
 	plan.Duration = 3 * time.Second
 	rep, err := Tune(context.Background(), plan, Options{Budget: 2, NoOverload: true})

@@ -8,25 +8,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
+// The sweeps on the simulator run their steps in real time: they are long
+// tests (testkit.Long), out of the README's pass, the quick loop and the
+// race pass. TestVariantSweepRestartsTheContainerTarget, a two-step sweep,
+// keeps Sweep in the default pass and under the race detector.
+
 // sweepSim sweeps the default simulator with extra vLLM flags over two
 // rates (below and above its knee) with constant arrivals.
-// skipSweepInShort keeps the sweeps, whose steps run in real time on the
-// simulator, out of the quick loop (-short) and the race pass; the full
-// test pass runs them. TestVariantSweepRestartsTheContainerTarget, a
-// two-step sweep, keeps Sweep under the race detector.
-func skipSweepInShort(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("a sweep of real-time steps; the full test pass runs it")
-	}
-}
-
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
 	cfg := load.DefaultPlan()
@@ -43,7 +38,7 @@ func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, s
 // Each binding constraint, on a server built to make it bind: the sweep
 // names it at the knee.
 func TestSweepNamesWhatBinds(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	cases := []struct {
 		name    string
 		simArgs []string
@@ -92,7 +87,7 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 // The tuning loop: raising the flag that binds moves the knee up; raising
 // one that does not leaves it where it was.
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	t.Parallel() // light (TestMain)
 	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
@@ -148,7 +143,7 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 // length would keep them), and the sweep counts it as past the knee and
 // names what binds there.
 func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	t.Parallel() // light (TestMain)
 	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
 	// grows the queue by about 4 requests a second.
@@ -166,17 +161,17 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	require.Len(t, rep.Steps, 2)
 	over := rep.Steps[1]
 	assert.Equal(t, report.VerdictFail, over.Verdict)
-	require.NotNil(t, over.Overload, "server %+v", over.Server)
-	t.Logf("%s", over.Overload.Message)
-	assert.Greater(t, over.Overload.GrowthPerS, 2.0)
-	assert.Contains(t, over.Overload.Message, "arrivals outpace completions")
+	require.NotNil(t, over.OverCapacity, "server %+v", over.Server)
+	t.Logf("%s", over.OverCapacity.Message)
+	assert.Greater(t, over.OverCapacity.GrowthPerS, 2.0)
+	assert.Contains(t, over.OverCapacity.Message, "arrivals outpace completions")
 	for _, r := range over.SLO {
 		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
 	}
 	assert.Empty(t, over.Hazards)
 	// Below capacity the same server is steady.
 	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
-	assert.Nil(t, rep.Steps[0].Overload, "server %+v", rep.Steps[0].Server)
+	assert.Nil(t, rep.Steps[0].OverCapacity, "server %+v", rep.Steps[0].Server)
 	assert.Empty(t, rep.Steps[0].Hazards)
 	assert.Equal(t, 8.0, rep.Capacity.FailRate)
 	require.NotNil(t, rep.Capacity.Binding)

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"github.com/llmslo/llmslo/internal/testkit"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func triggerValue(t *testing.T, query string, srv vllmapi.ServerStats) float64 {
 // the knee, where a third of the load is shed, and below it at half the
 // knee.
 func TestKedaTriggersFireAtOverloadWithTheAdmissionLimit(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	plan := advicePlan(t, []float64{12, 20}, adviceSim...)
 	rep, err := Sweep(context.Background(), plan, Search{Refine: 1})
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestKedaTriggersFireAtOverloadWithTheAdmissionLimit(t *testing.T) {
 	step := func(factor float64) report.StepReport {
 		applied := advicePlan(t, []float64{RoundRate(factor * p.KneeRate)}, args...)
 		if factor > 1 {
-			applied.Overload = &verdict.Overload{QueuedReqs: p.MaxNumQueuedReqs}
+			applied.Overload = &verdict.OverloadSettings{QueuedReqs: p.MaxNumQueuedReqs}
 		}
 		got, err := load.Measure(context.Background(), applied)
 		require.NoError(t, err)

@@ -25,7 +25,7 @@ type Options struct {
 	// Overload configures the last step, the overload gate at
 	// OverloadFactor × the final knee with Protect's admission limit;
 	// NoOverload leaves it out.
-	Overload   verdict.Overload
+	Overload   verdict.OverloadSettings
 	NoOverload bool
 }
 
@@ -141,7 +141,7 @@ func (l *tuneLoop) iterate(ctx context.Context, budget int) error {
 			return err
 		}
 		next := kneeOf(rep)
-		d := Judge(prev, next, c)
+		d := Assess(prev, next, c)
 		if !d.Keep && next.Fail == 0 && variantVerdict(rep) == report.VerdictInvalid {
 			d = Decision{Why: stopWithoutKnee(rep)} // nothing to judge the change on
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -33,7 +34,7 @@ func tunePlan(t *testing.T, args ...string) load.Plan {
 // and raises it, every kept change raises the knee beyond its bracket,
 // and the loop ends where compute binds (or on a stated trade).
 func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	start := time.Now()
 	plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
 	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})
@@ -69,7 +70,7 @@ func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
 	require.NotNil(t, rep.Protect)
 	t.Logf("protect: %+v", *rep.Protect)
 	assert.Greater(t, rep.Protect.MaxNumQueuedReqs, 0)
-	g := tu.Overload
+	g := tu.OverloadGate
 	require.NotNil(t, g, "the last step is the overload gate")
 	for _, st := range rep.Steps {
 		if st.OverloadGate != nil {

@@ -24,7 +24,7 @@ const overloadTries = 3
 // by compute slows every request as more run): the step runs again with
 // the lower limit LowerLimit names, and Protect keeps the one that
 // passed.
-func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Overload) error {
+func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.OverloadSettings) error {
 	if p == nil || p.MaxNumQueuedReqs == 0 {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (l *tuneLoop) overload(ctx context.Context, p *report.Protect, o verdict.Ov
 // overloadStep runs the overload gate once with Protect's limit and adds
 // the step to the session's report. The session's verdict takes the
 // last try's.
-func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdict.Overload) (*report.OverloadGate, error) {
+func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdict.OverloadSettings) (*report.OverloadGate, error) {
 	o.QueuedReqs = p.MaxNumQueuedReqs
 	plan := l.plan
 	plan.Rates, plan.Overload = []float64{RoundRate(OverloadFactor * p.KneeRate)}, &o
@@ -74,10 +74,10 @@ func (l *tuneLoop) overloadStep(ctx context.Context, p *report.Protect, o verdic
 		st.Name = label + " " + st.Name
 		l.out.Steps = append(l.out.Steps, st)
 		verdict = report.Worse(verdict, st.Verdict)
-		l.t.Overload = st.OverloadGate
+		l.t.OverloadGate = st.OverloadGate
 	}
 	l.out.Verdict = verdict
-	return l.t.Overload, err
+	return l.t.OverloadGate, err
 }
 
 // deployLine writes the session's final line (Tune.Command): every flag

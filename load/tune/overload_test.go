@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -22,7 +23,7 @@ import (
 // meet their SLOs. The same step without the limit queues, and fails
 // with the flag and value to set.
 func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	plan := load.DefaultPlan()
 	plan.Target = simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
 	plan.Fixture, plan.Rates, plan.Arrival = testFixture(t, "fixed:128:64"), []float64{4, 10}, testSpec(t, "constant")
@@ -34,7 +35,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	p := rep.Protect
 	require.NotNil(t, p)
 	t.Logf("knee %s; protect %s (held %.0f), in system > %g per replica", render(rep.Capacity), p.Flag, p.HeldAtKnee, p.InSystemThreshold)
-	g := rep.Tune.Overload
+	g := rep.Tune.OverloadGate
 	require.NotNil(t, g, "the session's last step is the overload gate")
 	last := rep.Steps[len(rep.Steps)-1]
 	t.Logf("%s: %s", last.Name, g.Message)
@@ -48,7 +49,7 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	assert.Positive(t, g.WorstQueueWaitS)
 
 	// The same step on the server as given: it queues.
-	plan.Rates, plan.Overload = []float64{last.RateTarget}, &verdict.Overload{QueuedReqs: p.MaxNumQueuedReqs}
+	plan.Rates, plan.Overload = []float64{last.RateTarget}, &verdict.OverloadSettings{QueuedReqs: p.MaxNumQueuedReqs}
 	queued, err := load.Measure(context.Background(), plan)
 	require.NoError(t, err)
 	st := queued.Steps[0]

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -60,7 +61,7 @@ func TestSweepStopsOnAnInvalidStep(t *testing.T) {
 }
 
 func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
-	skipSweepInShort(t)
+	testkit.Long(t)
 	// Two sequences at a time, 256 prompt and 64 output tokens: about 545 ms
 	// of service each (one prefill step of ~23 ms, 63 decode steps of ~8 ms,
 	// and a little for prefills sharing steps), so the capacity is about

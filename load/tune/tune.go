@@ -134,11 +134,11 @@ type Decision struct {
 	Why   string
 }
 
-// Judge decides on a change from the knee before it (prev) and after it
+// Assess decides on a change from the knee before it (prev) and after it
 // (next). It is kept only when the new knee lies beyond the old bracket:
 // the rate that failed before now passes. A change that did not move the
 // knee is undone; one after which another SLO fails first is a trade.
-func Judge(prev, next Knee, c Change) Decision {
+func Assess(prev, next Knee, c Change) Decision {
 	switch {
 	case prev.Fail > 0 && next.Pass >= prev.Fail:
 		return Decision{Keep: true, Why: fmt.Sprintf("%s moved the knee from %s to %s req/s", c, Bracket(prev.Pass, prev.Fail), Bracket(next.Pass, next.Fail))}

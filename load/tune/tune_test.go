@@ -70,7 +70,7 @@ func TestJudgeKeepsOnlyAKneeBeyondItsBracket(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Judge(tc.prev, tc.next, c)
+			d := Assess(tc.prev, tc.next, c)
 			assert.Equal(t, tc.keep, d.Keep, d.Why)
 			assert.Equal(t, tc.trade, d.Trade, d.Why)
 			assert.Contains(t, d.Why, tc.why)

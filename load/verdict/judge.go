@@ -122,7 +122,7 @@ func GoodputLimits(slos []SLO) observe.PerRequestLimits {
 //  3. Otherwise any failed SLO fails it; else it passes.
 //
 // Each hazard check has already asked whether it could change the
-// verdict; settle moves those a failure outranks to the notes.
+// verdict; hazardsToNotes moves those a failure outranks to the notes.
 func verdictOf(j Judgement) report.Verdict {
 	conclusiveFail, errorsFail, fail := false, false, false
 	for _, r := range j.SLO {
@@ -142,7 +142,7 @@ func verdictOf(j Judgement) report.Verdict {
 		// A client that changed the load (bunched thousands of sends)
 		// can: then the errors are not the asked rate's either.
 		return report.VerdictFail
-	case (conclusiveFail || j.Overload != nil) && !causal:
+	case (conclusiveFail || j.OverCapacity != nil) && !causal:
 		return report.VerdictFail
 	case len(j.Hazards) > 0:
 		return report.VerdictInvalid
@@ -173,10 +173,10 @@ func Check(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
 	return judgeSLOs(s, []SLO{slo}, strict)[0]
 }
 
-// Config is what a step is judged against. Its zero Thresholds mean the
+// Criteria are what a step is judged against. Its zero Thresholds mean the
 // defaults (DefaultThresholds); turning a hazard off is explicit (see
 // Thresholds.Off).
-type Config struct {
+type Criteria struct {
 	SLOs   []SLO
 	Strict bool
 	// ExpectedPrefixHitRate is the fixture's own prefix sharing, against
@@ -211,7 +211,7 @@ type Config struct {
 // notes and verdict from what was measured (the report and the recorder's
 // evidence), and returns them: s is left as it was, and Apply writes the
 // judgement into it. It does no I/O.
-func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
+func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 	slos := Guarded(c.SLOs)
 	th := c.Thresholds.Resolved()
 	j := Judgement{SLO: judgeSLOs(s, slos, c.Strict)}
@@ -226,9 +226,9 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
 		sev.baseline = baselineTrend(c, s, th)
 	}
-	j.Overload = overCapacity(&judged, sev, th)
+	j.OverCapacity = overCapacity(&judged, sev, th)
 	j.Apply(&judged)
-	sev.passing = j.Overload == nil && len(Regressions(j.Baseline)) == 0
+	sev.passing = j.OverCapacity == nil && len(Regressions(j.Baseline)) == 0
 	for _, r := range j.SLO {
 		sev.passing = sev.passing && r.Pass
 	}
@@ -236,7 +236,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 	j.HazardsOff = append([]string(nil), th.Off...)
 	j.NotJudged = notJudged(&judged, ev, c)
 	j.Verdict = verdictOf(j)
-	j.settle()
+	j.hazardsToNotes()
 	j.Apply(&judged)
 	j.Binding = Binding(&judged, c.MaxNumSeqs)
 	return j
@@ -246,7 +246,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
 // hazards cannot be judged (a closed loop has no schedule to keep): its
 // judgement holds no hazards, notes, overload or binding. s is left as it
 // was.
-func JudgeSLOs(s *report.StepReport, c Config) Judgement {
+func JudgeSLOs(s *report.StepReport, c Criteria) Judgement {
 	j := Judgement{SLO: judgeSLOs(s, Guarded(c.SLOs), c.Strict)}
 	j.Verdict = verdictOf(j)
 	return j

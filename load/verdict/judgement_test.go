@@ -46,19 +46,19 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 	cases := []struct {
 		name  string
 		step  func() (*report.StepReport, observe.Evidence)
-		c     Config
+		c     Criteria
 		found func(t *testing.T, j Judgement) // that the judgement holds what the case is for
 	}{
-		{"hazards", behind, Config{SLOs: slos("ttft.p50<=5s")}, func(t *testing.T, j Judgement) {
+		{"hazards", behind, Criteria{SLOs: slos("ttft.p50<=5s")}, func(t *testing.T, j Judgement) {
 			assert.Equal(t, report.VerdictInvalid, j.Verdict)
 			assert.True(t, j.hasHazard(HazardClientSaturation))
 		}},
-		{"overload and binding", overloaded, Config{SLOs: slos("ttft.p50<=2s"), MaxNumSeqs: 2}, func(t *testing.T, j Judgement) {
-			assert.NotNil(t, j.Overload)
+		{"overload and binding", overloaded, Criteria{SLOs: slos("ttft.p50<=2s"), MaxNumSeqs: 2}, func(t *testing.T, j Judgement) {
+			assert.NotNil(t, j.OverCapacity)
 			require.NotNil(t, j.Binding)
 			assert.Equal(t, BindMaxNumSeqs, j.Binding.Kind)
 		}},
-		{"notes and hazards off", warm, Config{SLOs: slos("ttft.p95<=500ms", "ttft.p99<=5s"),
+		{"notes and hazards off", warm, Criteria{SLOs: slos("ttft.p95<=500ms", "ttft.p99<=5s"),
 			Thresholds: Thresholds{Off: []string{HazardLengthMismatch}}}, func(t *testing.T, j Judgement) {
 			assert.Equal(t, report.VerdictFail, j.Verdict)
 			assert.NotEmpty(t, j.Notes)
@@ -67,13 +67,13 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 	}
 	judges := []struct {
 		name  string
-		judge func(*report.StepReport, observe.Evidence, Config) Judgement
+		judge func(*report.StepReport, observe.Evidence, Criteria) Judgement
 	}{
 		{"Judge", Judge},
 		{"JudgeMerged", JudgeMerged},
-		{"JudgeSLOs", func(s *report.StepReport, _ observe.Evidence, c Config) Judgement { return JudgeSLOs(s, c) }},
+		{"JudgeSLOs", func(s *report.StepReport, _ observe.Evidence, c Criteria) Judgement { return JudgeSLOs(s, c) }},
 	}
-	earlier := Judgement{SLO: []report.SLOResult{{Metric: "ttft", Pass: true}}, Overload: &report.Overload{Message: "earlier"},
+	earlier := Judgement{SLO: []report.SLOResult{{Metric: "ttft", Pass: true}}, OverCapacity: &report.OverCapacity{Message: "earlier"},
 		Hazards: []report.Hazard{{Kind: HazardWarmCache}}, Notes: []report.Hazard{{Kind: HazardNotSteady}},
 		HazardsOff: []string{HazardTooFewSamples}, Verdict: report.VerdictPass, Binding: &report.Binding{Kind: BindCompute}}
 	for _, tc := range cases {
@@ -98,7 +98,7 @@ func TestJudgingLeavesItsInputUnchanged(t *testing.T) {
 					}
 
 					j.Apply(s)
-					assert.Equal(t, j, Judgement{SLO: s.SLO, Overload: s.Overload, Hazards: s.Hazards, Notes: s.Notes,
+					assert.Equal(t, j, Judgement{SLO: s.SLO, OverCapacity: s.OverCapacity, Hazards: s.Hazards, Notes: s.Notes,
 						HazardsOff: s.HazardsOff, NotJudged: s.NotJudged, Verdict: s.Verdict, Binding: s.Binding}, "Apply writes the judgement")
 					prior.Apply(s) // the earlier judgement back: what else Apply wrote would show
 					restored, err := json.Marshal(s)

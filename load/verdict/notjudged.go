@@ -23,7 +23,7 @@ const (
 // no usage has lengths nobody can check; one whose lengths were declared
 // advisory is not held to its output lengths. Each is said, never taken
 // as fine.
-func notJudged(s *report.StepReport, ev observe.Evidence, c Config) []report.NotJudged {
+func notJudged(s *report.StepReport, ev observe.Evidence, c Criteria) []report.NotJudged {
 	var out []report.NotJudged
 	if !s.Server.MetricsAvailable {
 		why := "the server exposes no metrics"

@@ -26,7 +26,7 @@ func TestNotJudgedWithoutMetrics(t *testing.T) {
 	s, ev := l.build()
 	s.Server = vllmapi.ServerStats{Samples: 1, Error: "GET /metrics: 404 Not Found"}
 	ev.LengthChecked = 270
-	j := Judge(s, ev, Config{})
+	j := Judge(s, ev, Criteria{})
 	assert.Equal(t, []string{HazardWarmCache, CheckOverCapacity, CheckBinding}, checks(j.NotJudged))
 	for _, n := range j.NotJudged {
 		assert.Contains(t, n.Reason, "the server exposes no metrics")
@@ -35,17 +35,17 @@ func TestNotJudgedWithoutMetrics(t *testing.T) {
 
 	// Cached tokens in usage are warm_cache's other witness.
 	s.PromptCache = report.PromptCache{Requests: 270, PromptTokens: 27000}
-	assert.Equal(t, []string{CheckOverCapacity, CheckBinding}, checks(Judge(s, ev, Config{}).NotJudged))
+	assert.Equal(t, []string{CheckOverCapacity, CheckBinding}, checks(Judge(s, ev, Criteria{}).NotJudged))
 
 	s.Server = vllmapi.ServerStats{MetricsAvailable: true, Samples: 40}
-	assert.Empty(t, Judge(s, ev, Config{}).NotJudged)
+	assert.Empty(t, Judge(s, ev, Criteria{}).NotJudged)
 
 	// No usage at all: lengths unknown. A server not held to output
 	// lengths: says how many ended early.
 	ev.LengthChecked = 0
-	assert.Equal(t, []string{CheckLengths}, checks(Judge(s, ev, Config{}).NotJudged))
+	assert.Equal(t, []string{CheckLengths}, checks(Judge(s, ev, Criteria{}).NotJudged))
 	ev.LengthChecked, s.LengthEndedEarly = 270, 12
-	j = Judge(s, ev, Config{LengthsAdvisory: true})
+	j = Judge(s, ev, Criteria{LengthsAdvisory: true})
 	require.Equal(t, []string{CheckOutputLength}, checks(j.NotJudged))
 	assert.Contains(t, j.NotJudged[0].Reason, "12 of 270 requests ended early")
 }

@@ -14,33 +14,35 @@ import (
 // request's time to its 503: a refusal is only kind when it is fast.
 const DefaultShedP99 = 250 * time.Millisecond
 
-// Overload configures the overload gate.
-type Overload struct {
+// OverloadSettings configures the overload gate.
+type OverloadSettings struct {
 	// ShedP99 limits the p99 of a shed request's time from its intended
 	// send to its 503 (0: DefaultShedP99).
 	ShedP99 time.Duration
 	// QueuedReqs is the admission limit the step's server was given, when
 	// the caller knows it (llmslo tune sets it); 0: not known.
 	QueuedReqs int
-
-	// met is the last step of this run that met every SLO (Judge keeps
-	// it), from which a failing step reads the limit to set. It lives in
-	// the Plan's Overload, so each run wants an Overload of its own.
-	met *metRate
 }
 
 // metRate is a rate that met every SLO, and the requests in the system
 // there.
 type metRate struct{ rate, inSystem float64 }
 
-// Judge is JudgeOverload for the steps of one run in turn: a step that
-// met every SLO is kept, so that a later one that failed can name the
-// admission limit read there.
-func (o *Overload) Judge(s *report.StepReport) *report.OverloadGate {
-	g := JudgeOverload(s, *o)
+// OverloadRun judges the steps of one run in turn: a step that met every
+// SLO is kept, so that a later one that failed can name the admission
+// limit read there. The run loop holds one per run, so that settings stay
+// plain values that a plan can share.
+type OverloadRun struct {
+	Settings OverloadSettings
+	met      *metRate // the last step of this run that met every SLO
+}
+
+// Judge is JudgeOverload with what the run's earlier steps showed.
+func (r *OverloadRun) Judge(s *report.StepReport) *report.OverloadGate {
+	g := judgeOverload(s, r.Settings, r.met)
 	if g.Pass && s.Requests.Shed == 0 && s.Verdict == report.VerdictPass {
 		if n := InSystem(s); n > 0 {
-			o.met = &metRate{rate: s.RateTarget, inSystem: n}
+			r.met = &metRate{rate: s.RateTarget, inSystem: n}
 		}
 	}
 	return g
@@ -75,7 +77,13 @@ func QueuedLimit(n float64) int { return int(math.Ceil(n)) + 1 }
 // latency SLO and the error-rate limit (shed ones apart), none left
 // waiting past its timeout. A server that shed nothing while it fell
 // behind queued instead of shedding: the message names the flag to set.
-func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
+func JudgeOverload(s *report.StepReport, o OverloadSettings) *report.OverloadGate {
+	return judgeOverload(s, o, nil)
+}
+
+// judgeOverload is JudgeOverload given the run's last step that met every
+// SLO (nil: none), from which a failed gate reads the limit to set.
+func judgeOverload(s *report.StepReport, o OverloadSettings, met *metRate) *report.OverloadGate {
 	limit := o.ShedP99
 	if limit <= 0 {
 		limit = DefaultShedP99
@@ -102,8 +110,8 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 			broke = append(broke, fmt.Sprintf("%s p%g %.1f ms > %.0f ms", r.Metric, r.Percentile, r.ObservedMs, r.LimitMs))
 		}
 	}
-	if s.Overload != nil && !shed {
-		broke = append(broke, fmt.Sprintf("the waiting queue grew by %.1f a second", s.Overload.GrowthPerS))
+	if s.OverCapacity != nil && !shed {
+		broke = append(broke, fmt.Sprintf("the waiting queue grew by %.1f a second", s.OverCapacity.GrowthPerS))
 	}
 	if admitted := s.Requests.Judged() - s.Requests.Shed; admitted > 0 {
 		g.AdmittedErrorRate = float64(s.Requests.Failed+s.Requests.Unfinished) / float64(admitted)
@@ -122,7 +130,7 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 		g.Pass = g.Pass && c.Pass
 	}
 	g.Message = gateMessage(g, o, shed)
-	if next, why := nextLimit(s, g, o, shed); why != "" {
+	if next, why := nextLimit(s, g, o, met, shed); why != "" {
 		g.SuggestedQueuedReqs, g.Message = next, g.Message+": "+why
 	}
 	if s.Verdict != report.VerdictInvalid {
@@ -136,7 +144,7 @@ func JudgeOverload(s *report.StepReport, o Overload) *report.OverloadGate {
 }
 
 // gateMessage says what the gate found.
-func gateMessage(g *report.OverloadGate, o Overload, shed bool) string {
+func gateMessage(g *report.OverloadGate, o OverloadSettings, shed bool) string {
 	wait := "the server reported no queue time"
 	if g.WorstQueueWaitS > 0 {
 		over := "at most"
@@ -169,7 +177,7 @@ func gateMessage(g *report.OverloadGate, o Overload, shed bool) string {
 // fast but whose admitted requests broke an SLO, a lower limit. Where the
 // run holds no rate that met the SLOs, no value can be read from it, and
 // why says so with no number.
-func nextLimit(s *report.StepReport, g *report.OverloadGate, o Overload, shed bool) (int, string) {
+func nextLimit(s *report.StepReport, g *report.OverloadGate, o OverloadSettings, met *metRate, shed bool) (int, string) {
 	if g.Pass {
 		return 0, ""
 	}
@@ -177,12 +185,12 @@ func nextLimit(s *report.StepReport, g *report.OverloadGate, o Overload, shed bo
 		if o.QueuedReqs > 0 {
 			return o.QueuedReqs, fmt.Sprintf("set --max-num-queued-reqs %d so that overload gets fast 503s", o.QueuedReqs)
 		}
-		if o.met == nil {
+		if met == nil {
 			return 0, "set --max-num-queued-reqs to at most the requests in the system at the last rate that meets every SLO, so that overload gets " +
 				"fast 503s; no step of this run met them, so the value cannot be read here: run a rate below the knee first (--rates LOW,HIGH) " +
 				"or llmslo tune, which measures the knee and checks its limit with this gate"
 		}
-		return metLimit(o.met), fmt.Sprintf("set --max-num-queued-reqs %d so that overload gets fast 503s: %s", metLimit(o.met), metWhy(o.met))
+		return metLimit(met), fmt.Sprintf("set --max-num-queued-reqs %d so that overload gets fast 503s: %s", metLimit(met), metWhy(met))
 	}
 	for _, c := range g.Checks {
 		if !c.Pass && c.Name != "admitted_met_slos" {
@@ -195,8 +203,8 @@ func nextLimit(s *report.StepReport, g *report.OverloadGate, o Overload, shed bo
 	}
 	lower := LowerQueuedLimit(limit)
 	why := "three quarters of it"
-	if o.met != nil && metLimit(o.met) < limit {
-		lower, why = metLimit(o.met), metWhy(o.met)
+	if met != nil && metLimit(met) < limit {
+		lower, why = metLimit(met), metWhy(met)
 	}
 	if limit <= 0 || lower < 1 {
 		return 0, "lower --max-num-queued-reqs: the admitted requests broke an SLO while the excess was shed fast, so too many ran at once"

@@ -48,7 +48,7 @@ func TestJudgeOverload(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			g := JudgeOverload(tc.step, Overload{})
+			g := JudgeOverload(tc.step, OverloadSettings{})
 			assert.Equal(t, tc.pass, g.Pass, g.Message)
 			assert.Contains(t, g.Message, tc.message)
 			assert.Contains(t, g.Message, "worst queue wait at most 2 s")
@@ -60,15 +60,15 @@ func TestJudgeOverload(t *testing.T) {
 			assert.Equal(t, want, tc.step.Verdict, "the shed requests' error rate is judged on the admitted ones instead")
 		})
 	}
-	g := JudgeOverload(overloadStep(0, 0, false, 0), Overload{QueuedReqs: 12})
+	g := JudgeOverload(overloadStep(0, 0, false, 0), OverloadSettings{QueuedReqs: 12})
 	assert.Contains(t, g.Message, "set --max-num-queued-reqs 12")
-	g = JudgeOverload(overloadStep(0, 0, false, 0), Overload{})
+	g = JudgeOverload(overloadStep(0, 0, false, 0), OverloadSettings{})
 	assert.NotContains(t, g.Message, "set --max-num-queued-reqs 9", "max_num_seqs+1 lets in as many as queued: no value is read from one step")
 	assert.Contains(t, g.Message, "at most the requests in the system at the last rate that meets every SLO")
 	assert.Zero(t, g.SuggestedQueuedReqs)
 	invalid := overloadStep(30, 20, true, 0)
 	invalid.Verdict = report.VerdictInvalid
-	JudgeOverload(invalid, Overload{})
+	JudgeOverload(invalid, OverloadSettings{})
 	assert.Equal(t, report.VerdictInvalid, invalid.Verdict, "a hazard still makes the step invalid")
 }
 
@@ -77,7 +77,7 @@ func TestJudgeOverload(t *testing.T) {
 // (10 req/s × 850 ms = 8.5, so 8). With a limit that shed fast but let
 // too many in, the gate names a lower one and why.
 func TestOverloadNamesTheLimitReadAtTheLastRateThatMet(t *testing.T) {
-	var o Overload
+	var o OverloadRun
 	met := &report.StepReport{Verdict: report.VerdictPass, RateTarget: 10, RateAchieved: 10,
 		Requests: report.RequestCounts{Sent: 100, Completed: 100}, E2EL: stats.Summary{Mean: 850},
 		SLO: []report.SLOResult{{Metric: "ttft", Percentile: 95, LimitMs: 500, ObservedMs: 300, Pass: true}}}
@@ -94,10 +94,10 @@ func TestOverloadNamesTheLimitReadAtTheLastRateThatMet(t *testing.T) {
 	assert.Equal(t, 8, g.SuggestedQueuedReqs)
 	assert.Contains(t, g.Message, "lower --max-num-queued-reqs from 12 to 8")
 
-	g = JudgeOverload(tooMany, Overload{QueuedReqs: 12})
+	g = JudgeOverload(tooMany, OverloadSettings{QueuedReqs: 12})
 	assert.Equal(t, 9, g.SuggestedQueuedReqs, "three quarters, with no rate that met")
 	assert.Contains(t, g.Message, "lower --max-num-queued-reqs from 12 to 9 (three quarters of it)")
 
 	slowShed := overloadStep(30, 900, false, 0)
-	assert.Zero(t, JudgeOverload(slowShed, Overload{QueuedReqs: 12}).SuggestedQueuedReqs, "a lower limit does not make a refusal faster")
+	assert.Zero(t, JudgeOverload(slowShed, OverloadSettings{QueuedReqs: 12}).SuggestedQueuedReqs, "a lower limit does not make a refusal faster")
 }

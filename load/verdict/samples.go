@@ -15,7 +15,7 @@ import (
 // it is a note. An open one makes the step invalid, since more samples
 // could move it across the limit.
 func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding {
-	var why, settled []string
+	var why, decided []string
 	needS := 0.0 // the step length that gives every gated metric its samples
 	for i, slo := range ev.slos {
 		if slo.Metric == report.MetricErrorRate {
@@ -38,18 +38,18 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding
 			if !r.Pass {
 				side = "above"
 			}
-			settled = append(settled, clause+", but its 95% interval already lies wholly "+side+" the limit")
+			decided = append(decided, clause+", but its 95% interval already lies wholly "+side+" the limit")
 			continue
 		}
 		why = append(why, clause)
 		needS = max(needS, stepLengthFor(s, slo.Metric, n, want, ev.meanOutput))
 	}
 	if len(why) == 0 {
-		if len(settled) == 0 {
+		if len(decided) == 0 {
 			return finding{}
 		}
 		return finding{seen: true, Hazard: report.Hazard{Kind: HazardTooFewSamples,
-			Message: strings.Join(settled, "; ") + ": more samples could not change its verdict"}}
+			Message: strings.Join(decided, "; ") + ": more samples could not change its verdict"}}
 	}
 	fix := "run longer or at a higher rate"
 	if needS > 0 {
@@ -63,7 +63,7 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding
 		fix += fmt.Sprintf(" (this one measured %.0f s)", s.DurationS)
 	}
 	return finding{seen: true, decides: true, Hazard: report.Hazard{Kind: HazardTooFewSamples,
-		Message: strings.Join(append(why, settled...), "; "), Fix: fix}}
+		Message: strings.Join(append(why, decided...), "; "), Fix: fix}}
 }
 
 // stepLengthFor estimates the measured seconds a step needs for want

@@ -61,7 +61,7 @@ func judge(t *testing.T, l lateStep, slos ...string) *report.StepReport {
 	parsed, err := ParseSLOs(slos)
 	require.NoError(t, err)
 	s, ev := l.build()
-	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed}).Apply(s)
 	return s
 }
 
@@ -175,18 +175,18 @@ func TestAGrowingQueueFailsAsOverCapacity(t *testing.T) {
 		MaxRunning: 2, RunningAtMaxShare: 0.9, MaxWaiting: 14}
 	parsed, err := ParseSLOs([]string{"ttft.p50<=2s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed, MaxNumSeqs: 2}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict, "every SLO held so far, but no step length would keep them")
-	require.NotNil(t, s.Overload)
-	assert.Contains(t, s.Overload.Message, "arrivals outpace completions by 0.80 req/s")
+	require.NotNil(t, s.OverCapacity)
+	assert.Contains(t, s.OverCapacity.Message, "arrivals outpace completions by 0.80 req/s")
 	assert.Empty(t, s.Hazards)
 	require.NotNil(t, s.Binding)
 	assert.Equal(t, BindMaxNumSeqs, s.Binding.Kind)
 
 	// Turned off with not_steady, the step passes.
-	Judge(s, ev, Config{SLOs: parsed, MaxNumSeqs: 2, Thresholds: Thresholds{Off: []string{HazardNotSteady}}}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed, MaxNumSeqs: 2, Thresholds: Thresholds{Off: []string{HazardNotSteady}}}).Apply(s)
 	assert.Equal(t, report.VerdictPass, s.Verdict)
-	assert.Nil(t, s.Overload)
+	assert.Nil(t, s.OverCapacity)
 }
 
 // A conclusive failure outranks the hazards that could not have caused
@@ -198,7 +198,7 @@ func TestHazardsBesideAStandingFailureAreNotes(t *testing.T) {
 	s.Server = vllmapi.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hr}
 	parsed, err := ParseSLOs([]string{"ttft.p95<=500ms", "ttft.p99<=5s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
 	assert.Empty(t, s.Hazards)
 	assert.NotNil(t, hazardOf(s, HazardWarmCache, true))
@@ -233,7 +233,7 @@ func TestAClientOutOfDescriptorsIsInvalid(t *testing.T) {
 	s.Errors = map[string]int{"client_limit": 600}
 	parsed, err := ParseSLOs([]string{"ttft.p95<=5s"})
 	require.NoError(t, err)
-	Judge(s, ev, Config{SLOs: parsed, Thresholds: Thresholds{AllowDrops: true}}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed, Thresholds: Thresholds{AllowDrops: true}}).Apply(s)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	h := hazardOf(s, HazardClientSaturation, false)
 	require.NotNil(t, h)
@@ -263,14 +263,14 @@ func TestLatenessUnderTheServersGranularityIsANote(t *testing.T) {
 		return s, ev
 	}
 	s, ev := build()
-	Judge(s, ev, Config{SLOs: parsed}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.Hazards)
 	n := hazardOf(s, HazardClientSaturation, true)
 	require.NotNil(t, n)
 	assert.Contains(t, n.Message, "90 of 4500 sends were late by more than 1.0 ms (the floor of 1.0 ms")
 
 	s, ev = build()
-	Judge(s, ev, Config{SLOs: parsed, Thresholds: Thresholds{MinLateness: time.Nanosecond}}).Apply(s)
+	Judge(s, ev, Criteria{SLOs: parsed, Thresholds: Thresholds{MinLateness: time.Nanosecond}}).Apply(s)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	h := hazardOf(s, HazardClientSaturation, false)
 	require.NotNil(t, h)

@@ -17,7 +17,7 @@ import (
 // in Shards; none carries over by itself (a shard's too_few_samples is
 // expected of a share, and its lateness matters as much as it changed the
 // merged load or figures). Like Judge, it leaves s as it was.
-func JudgeMerged(s *report.StepReport, ev observe.Evidence, c Config) Judgement {
+func JudgeMerged(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 	return Judge(s, ev, c)
 }
 

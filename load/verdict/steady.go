@@ -32,13 +32,13 @@ const minWaitingRise = 2
 // at the start is draining, whatever else rose on the way. It needs
 // /metrics, and it is judged with not_steady's thresholds and turned off
 // with it.
-func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.Overload {
+func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.OverCapacity {
 	srv := s.Server
 	if th.IsOff(HazardNotSteady) || th.MaxWaitingSlope <= 0 || !srv.MetricsAvailable {
 		return nil
 	}
 	if srv.WaitingSlopePerS > th.MaxWaitingSlope && srv.WaitingRise >= minWaitingRise {
-		return &report.Overload{
+		return &report.OverCapacity{
 			GrowthPerS: srv.WaitingSlopePerS, Rise: srv.WaitingRise,
 			Message: fmt.Sprintf("over capacity: the server's waiting queue grew by %.1f requests across the samples of the window's second half "+
 				"(%.0f waiting at the end): arrivals outpace completions by %.2f req/s, so any TTFT SLO breaks given time",
@@ -52,7 +52,7 @@ func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.
 	held := fmt.Sprintf("the server held %.0f requests more at the end of the window than at its start (%.0f waiting at the end)",
 		srv.InSystemGrowth, srv.WaitingAtEnd)
 	if srv.QueuedShare >= saturatedShare && srv.InSystemGrowth >= overloadShare*float64(ev.Due) {
-		return &report.Overload{
+		return &report.OverCapacity{
 			GrowthPerS: growth, Rise: srv.InSystemGrowth,
 			Message: fmt.Sprintf("over capacity: requests waited in %.0f%% of the window's samples, so the server admitted as fast as it could, "+
 				"and still %s, of %d arrivals: arrivals outpace completions by %.2f req/s, so any TTFT SLO breaks given time",
@@ -63,7 +63,7 @@ func overCapacity(s *report.StepReport, ev stepEvidence, th Thresholds) *report.
 	if !ok || !tr.decisive {
 		return nil
 	}
-	return &report.Overload{
+	return &report.OverCapacity{
 		GrowthPerS: growth, Rise: srv.InSystemGrowth,
 		Message: fmt.Sprintf("over capacity: %s, and %s: arrivals outpace completions by %.2f req/s, so any TTFT SLO breaks given time",
 			tr.describe(), held, growth),

@@ -120,7 +120,7 @@ func interval(f stats.Trend) string {
 
 // baselineTrend is the trend of the paired baseline's step of the same
 // name (the same requests on the same schedule), or nil.
-func baselineTrend(c Config, st *report.StepReport, th Thresholds) *trend {
+func baselineTrend(c Criteria, st *report.StepReport, th Thresholds) *trend {
 	if c.Baseline == nil || !c.BaselinePaired {
 		return nil
 	}

@@ -101,18 +101,18 @@ func TestASustainedQueueTimeRiseIsOverCapacity(t *testing.T) {
 	withTTFT(s, 200, 800*time.Millisecond)
 	parsed, err := ParseSLOs([]string{"ttft.p50<=20s"})
 	require.NoError(t, err)
-	Judge(s, ev.Evidence, Config{SLOs: parsed}).Apply(s)
+	Judge(s, ev.Evidence, Criteria{SLOs: parsed}).Apply(s)
 	assert.Equal(t, report.VerdictFail, s.Verdict)
-	require.NotNil(t, s.Overload)
-	assert.Contains(t, s.Overload.Message, "the server's queue time rose by 1500.0 ms across the window")
-	assert.Contains(t, s.Overload.Message, "the server held 9 requests more at the end of the window than at its start (7 waiting at the end)")
-	assert.InDelta(t, 0.2, s.Overload.GrowthPerS, 1e-9, "9 requests in 45 s")
+	require.NotNil(t, s.OverCapacity)
+	assert.Contains(t, s.OverCapacity.Message, "the server's queue time rose by 1500.0 ms across the window")
+	assert.Contains(t, s.OverCapacity.Message, "the server held 9 requests more at the end of the window than at its start (7 waiting at the end)")
+	assert.InDelta(t, 0.2, s.OverCapacity.GrowthPerS, 1e-9, "9 requests in 45 s")
 
 	// The same rise with nothing waiting at the end is no overload: the
 	// step passed its SLO before a steady state, which is not_steady.
 	s.Server.WaitingAtEnd = 0
-	Judge(s, ev.Evidence, Config{SLOs: parsed}).Apply(s)
-	assert.Nil(t, s.Overload)
+	Judge(s, ev.Evidence, Criteria{SLOs: parsed}).Apply(s)
+	assert.Nil(t, s.OverCapacity)
 	assert.Equal(t, report.VerdictInvalid, s.Verdict)
 	h := hazardOf(s, HazardNotSteady, false)
 	require.NotNil(t, h)
@@ -176,11 +176,11 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 	baseRep := &report.Report{Seed: 41, Steps: []report.StepReport{*base}}
 	baseRep.Steps[0].Evidence = &report.StepEvidence{TTFTBlocks: bev.TTFTBlocks}
 	withTTFT(&baseRep.Steps[0], 100, 150*time.Millisecond)
-	Judge(&baseRep.Steps[0], bev.Evidence, Config{SLOs: parsed}).Apply(&baseRep.Steps[0])
+	Judge(&baseRep.Steps[0], bev.Evidence, Criteria{SLOs: parsed}).Apply(&baseRep.Steps[0])
 
 	cur, cev := trendStep{levels: ramp(10, 170, 20), prompts: flat(10, 500), p50: 260}.build()
 	withTTFT(cur, 100, 260*time.Millisecond)
-	c := Config{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, BaselinePaired: true}
+	c := Criteria{SLOs: parsed, Baseline: baseRep, BaselineTolerance: 0.1, BaselinePaired: true}
 	Judge(cur, cev.Evidence, c).Apply(cur)
 	require.NotEmpty(t, Regressions(cur.Baseline), "%+v", cur.Baseline)
 	assert.Equal(t, report.VerdictFail, cur.Verdict)
@@ -200,7 +200,7 @@ func TestARegressionWithATrendItsBaselineSharesStaysARegression(t *testing.T) {
 	assert.Contains(t, n.Message, "the trace's, not the server's")
 
 	// Without the baseline the same step cannot rest its pass on a rise.
-	Judge(cur2, cev2.Evidence, Config{SLOs: parsed}).Apply(cur2)
+	Judge(cur2, cev2.Evidence, Criteria{SLOs: parsed}).Apply(cur2)
 	assert.Equal(t, report.VerdictInvalid, cur2.Verdict)
 }
 

@@ -16,6 +16,6 @@
 // API a turn sends the conversation so far as messages.
 //
 // It owns Request and the small Workload interface (with WorkloadFunc, so
-// a test can hand the engine any requests it likes). It knows nothing of
+// a test can hand the run loop any requests it likes). It knows nothing of
 // schedules, HTTP or timing; it does not send anything.
 package workload

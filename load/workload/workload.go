@@ -150,89 +150,89 @@ func New(fx *fixtures.Fixture, opts Options) (*Generator, error) {
 }
 
 // Fixture is the fixture the workload draws from (clipped, if asked).
-func (w *Generator) Fixture() *fixtures.Fixture { return w.fx }
+func (g *Generator) Fixture() *fixtures.Fixture { return g.fx }
 
 // Info summarizes the fixture for a report.
-func (w *Generator) Info() fixtures.Info { return w.fx.Info() }
+func (g *Generator) Info() fixtures.Info { return g.fx.Info() }
 
 // Salt is the run's salt ("" when disabled): record it to reproduce a run.
-func (w *Generator) Salt() string { return w.salt }
+func (g *Generator) Salt() string { return g.salt }
 
 // Shape is the lengths and blocks of request i.
-func (w *Generator) Shape(i int) Shape {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.shapes.shape(i)
+func (g *Generator) Shape(i int) Shape {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.shapes.shape(i)
 }
 
 // Request builds request i; it implements Workload. On the chat API
 // with a Tokenizer the first call for i measures the prompt over HTTP, so
 // call Prepare before a timed run.
-func (w *Generator) Request(i int) Request {
-	return w.request(context.Background(), i)
+func (g *Generator) Request(i int) Request {
+	return g.request(context.Background(), i)
 }
 
 // Prepare builds requests [0, n) ahead of time, doing any tokenizer
 // measurement now rather than while a schedule runs.
-func (w *Generator) Prepare(ctx context.Context, n int) error { return w.PrepareRange(ctx, 0, n) }
+func (g *Generator) Prepare(ctx context.Context, n int) error { return g.PrepareRange(ctx, 0, n) }
 
 // PrepareRange builds requests [from, to) ahead of time, as Prepare does.
-func (w *Generator) PrepareRange(ctx context.Context, from, to int) error {
+func (g *Generator) PrepareRange(ctx context.Context, from, to int) error {
 	for i := from; i < to; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		w.request(ctx, i)
+		g.request(ctx, i)
 	}
 	return nil
 }
 
 // Calibration reports how exact the text prompts built so far are.
-func (w *Generator) Calibration() CalibrationStats {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.stats
+func (g *Generator) Calibration() CalibrationStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats
 }
 
-func (w *Generator) request(ctx context.Context, i int) Request {
-	sh := w.Shape(i)
+func (g *Generator) request(ctx context.Context, i int) Request {
+	sh := g.Shape(i)
 	req := Request{Index: i, InputTokens: sh.Input, OutputTokens: sh.Output}
-	if w.opts.API == APICompletions && !w.opts.TextPrompts {
-		req.PromptIDs = w.tokens.IDs(i, sh)
+	if g.opts.API == APICompletions && !g.opts.TextPrompts {
+		req.PromptIDs = g.tokens.IDs(i, sh)
 		return req
 	}
-	c := w.calibrated(ctx, i, sh)
-	req.Prompt = w.text.Prompt(i, sh, c.words, c.pad)
+	c := g.calibrated(ctx, i, sh)
+	req.Prompt = g.text.Prompt(i, sh, c.words, c.pad)
 	return req
 }
 
 // calibrated is the text size of request i, measured once.
-func (w *Generator) calibrated(ctx context.Context, i int, sh Shape) calibration {
-	w.mu.Lock()
-	c, ok := w.cal[i]
-	w.mu.Unlock()
+func (g *Generator) calibrated(ctx context.Context, i int, sh Shape) calibration {
+	g.mu.Lock()
+	c, ok := g.cal[i]
+	g.mu.Unlock()
 	if ok {
 		return c
 	}
 	var tok Tokenizer
-	if t := w.opts.Tokenizer; t != nil {
+	if t := g.opts.Tokenizer; t != nil {
 		tok = TokenizerFunc(func(ctx context.Context, text string) (int, error) {
-			ctx, cancel := context.WithTimeout(ctx, w.opts.TokenizeTimeout)
+			ctx, cancel := context.WithTimeout(ctx, g.opts.TokenizeTimeout)
 			defer cancel()
 			return t.CountTokens(ctx, text)
 		})
 	}
-	c = calibrate(ctx, tok, w.textModel(ctx, tok), sh.Input, w.opts.CalibrationTries, func(n, pad int) string {
-		return w.text.Prompt(i, sh, n, pad)
+	c = calibrate(ctx, tok, g.textModel(ctx, tok), sh.Input, g.opts.CalibrationTries, func(n, pad int) string {
+		return g.text.Prompt(i, sh, n, pad)
 	})
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.opts.Tokenizer != nil && c.err == nil {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.opts.Tokenizer != nil && c.err == nil {
 		// Only measured results are kept: a failed measurement is retried
 		// the next time the request is built.
-		w.cal[i] = c
+		g.cal[i] = c
 	}
-	w.stats.add(c)
+	g.stats.add(c)
 	return c
 }
 
@@ -244,21 +244,21 @@ var probeWords = [2]int{64, 512}
 // tokenizer and no model configured, a line through two measured probe
 // texts (template overhead and tokens per word), fitted once. A better start
 // saves measurements; the result does not depend on it when it is exact.
-func (w *Generator) textModel(ctx context.Context, tok Tokenizer) TextModel {
-	if tok == nil || w.opts.Text != (TextModel{}) {
-		return w.opts.Text
+func (g *Generator) textModel(ctx context.Context, tok Tokenizer) TextModel {
+	if tok == nil || g.opts.Text != (TextModel{}) {
+		return g.opts.Text
 	}
-	w.mu.Lock()
-	m := w.model
-	w.mu.Unlock()
+	g.mu.Lock()
+	m := g.model
+	g.mu.Unlock()
 	if m != nil {
 		return *m
 	}
 	var counts [2]int
 	for k, n := range probeWords {
-		c, err := tok.CountTokens(ctx, w.text.Words(-1, Shape{}, n))
+		c, err := tok.CountTokens(ctx, g.text.Words(-1, Shape{}, n))
 		if err != nil {
-			return w.opts.Text // measured again next time
+			return g.opts.Text // measured again next time
 		}
 		counts[k] = c
 	}
@@ -266,9 +266,9 @@ func (w *Generator) textModel(ctx context.Context, tok Tokenizer) TextModel {
 	if err != nil || !(fit.TokensPerWord > 0) {
 		fit = TextModel{}
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.model = &fit
-	w.stats.TokenizerCalls += len(probeWords)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.model = &fit
+	g.stats.TokenizerCalls += len(probeWords)
 	return fit
 }

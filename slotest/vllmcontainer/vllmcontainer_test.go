@@ -48,7 +48,7 @@ const absentImage = "llmslo.invalid/absent:none"
 // childEnv makes the test binary run one gate as a child process.
 const childEnv = "LLMSLO_VLLMCONTAINER_CHILD"
 
-// Bad options fail in vllm.Run, before the engine is asked anything.
+// Bad options fail in vllm.Run, before Docker is asked anything.
 func TestStarterPassesItsOptions(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 	s := Starter{Opts: []testcontainers.ContainerCustomizer{vllm.WithGPUs(0)}}

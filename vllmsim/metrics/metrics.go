@@ -74,9 +74,9 @@ type Metrics struct {
 	iterTokens                 prometheus.Histogram
 }
 
-// Config is what /metrics says of the server's configuration, its
+// ServerConfig is what /metrics says of the server's configuration, its
 // defaults filled in.
-type Config struct {
+type ServerConfig struct {
 	Model                string // the served model's name
 	MaxModelLen          int
 	BlockSize            int
@@ -91,7 +91,7 @@ type Config struct {
 }
 
 // cacheLabels are vllm:cache_config_info's labels.
-func (c Config) cacheLabels() prometheus.Labels {
+func (c ServerConfig) cacheLabels() prometheus.Labels {
 	override := "None"
 	if c.NumGPUBlocksOverride > 0 {
 		override = strconv.Itoa(c.NumGPUBlocksOverride)
@@ -113,7 +113,7 @@ func pyBool(b bool) string {
 
 // New makes the collectors of a server configured as mc; stats reads the
 // engine's totals and gauges at scrape time.
-func New(mc Config, stats func() engine.Stats) *Metrics {
+func New(mc ServerConfig, stats func() engine.Stats) *Metrics {
 	labels := prometheus.Labels{"model_name": mc.Model, "engine": engineIndex}
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	gauge := func(name, help string, f func(engine.Stats) float64) prometheus.Collector {

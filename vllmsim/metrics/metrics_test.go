@@ -31,7 +31,7 @@ func gather(t *testing.T, m *Metrics) map[string]map[string]float64 {
 // Every family of Names is registered; each rejection reason has its
 // series from the start, and Rejected counts in its own.
 func TestNewRegistersEveryNameAndTheRejectReasons(t *testing.T) {
-	m := New(Config{Model: "m", MaxModelLen: 100, BlockSize: 16, NumGPUBlocks: 10, CacheDType: "auto",
+	m := New(ServerConfig{Model: "m", MaxModelLen: 100, BlockSize: 16, NumGPUBlocks: 10, CacheDType: "auto",
 		GPUMemoryUtilization: 0.9, RejectReasons: []string{"a", "b"}}, func() engine.Stats { return engine.Stats{Waiting: 3} })
 	m.Rejected("a")
 	got := gather(t, m)
@@ -52,7 +52,7 @@ func TestNewRegistersEveryNameAndTheRejectReasons(t *testing.T) {
 // vllm:cache_config_info writes Python's words: None for no override,
 // True and False for prefix caching.
 func TestCacheLabelsAreVLLMs(t *testing.T) {
-	c := Config{BlockSize: 16, NumGPUBlocks: 2000, CacheDType: "fp8", GPUMemoryUtilization: 0.85}
+	c := ServerConfig{BlockSize: 16, NumGPUBlocks: 2000, CacheDType: "fp8", GPUMemoryUtilization: 0.85}
 	l := c.cacheLabels()
 	if l["num_gpu_blocks_override"] != "None" || l["enable_prefix_caching"] != "False" || l["cache_dtype"] != "fp8" ||
 		l["gpu_memory_utilization"] != "0.85" || l["num_gpu_blocks"] != "2000" {
