@@ -1,6 +1,8 @@
 package load
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,4 +90,41 @@ func TestAProgramThatBuildsAPlanLinksNoTestCode(t *testing.T) {
 	require.Contains(t, deps, "github.com/llmslo/llmslo/vllmsim", "the list is the program's")
 	assert.Empty(t, golist.Linked(deps, "testing", "github.com/stretchr/testify", "github.com/testcontainers/",
 		"github.com/docker/", "github.com/moby/", "github.com/llmslo/llmslo/slotest"), "a program building a plan links these")
+}
+
+// The imports docs/ARCHITECTURE.md lists for a package, in brackets after
+// its line in the layer drawing ("load/verdict … (client, observe, report,
+// stats, vllmapi)"), are all the project's packages it imports.
+func TestTheLayerDrawingListsEachPackagesImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("go list loads every package")
+	}
+	const mod = "github.com/llmslo/llmslo/"
+	doc, err := os.ReadFile("../docs/ARCHITECTURE.md")
+	require.NoError(t, err)
+	drawn := regexp.MustCompile(`(?m)^((?:fixtures|load)[\w/]*)\s{2,}.*\(([^()]*)\)(?:;[^()\n]*)?$`).FindAllStringSubmatch(string(doc), -1)
+	require.NotEmpty(t, drawn, "the layer drawing")
+	checked := 0
+	for _, m := range drawn {
+		pkg, list := m[1], m[2]
+		list, _, _ = strings.Cut(list, ":") // "(fixtures, stats, vllmapi: it holds their types)"
+		allowed := map[string]bool{}
+		for _, name := range strings.Split(list, ",") {
+			name = strings.TrimSpace(name)
+			switch name {
+			case "fixtures", "load":
+				allowed[name] = true
+			default:
+				allowed["load/"+name] = true
+			}
+		}
+		imports := golist.List(t, "-f", `{{join .Imports "\n"}}`, "../"+pkg)
+		for _, imp := range imports {
+			if rel, ok := strings.CutPrefix(imp, mod); ok {
+				assert.True(t, allowed[rel], "%s imports %s, which docs/ARCHITECTURE.md does not list for it", pkg, rel)
+			}
+		}
+		checked++
+	}
+	assert.GreaterOrEqual(t, checked, 8, "the drawing lists the imports of most packages")
 }
