@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -74,9 +75,9 @@ func halfWorkServer(t *testing.T, fullUpTo int) string {
 func halfWorkPlan(t *testing.T, url string) Plan {
 	p := DefaultPlan()
 	p.Target = URLTarget{URL: url, Model: "m"}
-	p.Fixture, p.Rates, p.Arrival = testFixture(t, "fixed:16:64"), []float64{50}, testSpec(t, "constant")
+	p.Fixture, p.Rates, p.Arrival = plantest.Fixture(t, "fixed:16:64"), []float64{50}, plantest.Arrival(t, "constant")
 	p.Duration, p.Warmup = time.Second, 0
-	p.SLOs, p.Thresholds = testSLOs(t, "ttft.p50<=5s"), quietThresholds()
+	p.SLOs, p.Thresholds = plantest.SLOs(t, "ttft.p50<=5s"), quietThresholds()
 	return p
 }
 

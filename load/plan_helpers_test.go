@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/fixtures"
-	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
@@ -40,27 +38,6 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 	}
 	return &Endpoint{Kind: KindSim, URL: srv.URL, Model: model, MaxModelLen: srv.Config.MaxModelLen,
 		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
-}
-
-func testFixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
-	t.Helper()
-	fx, err := formats.Open(nameOrPath)
-	require.NoError(t, err)
-	return fx
-}
-
-func testSpec(t testing.TB, s string) arrival.Spec {
-	t.Helper()
-	a, err := arrival.Parse(s)
-	require.NoError(t, err)
-	return a
-}
-
-func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
-	t.Helper()
-	slos, err := verdict.ParseSLOs(exprs)
-	require.NoError(t, err)
-	return slos
 }
 
 // runPlan runs every step of a plan built by hand (its own Doer and

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -71,9 +72,9 @@ func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 	srv := pacedSim(t, ttft*time.Millisecond, itl*time.Millisecond, vllmsim.Faults{})
 	path := filepath.Join(t.TempDir(), "out", "requests.jsonl")
 	cfg := DefaultPlan()
-	cfg.Target, cfg.Fixture, cfg.Arrival = URLTarget{URL: srv.URL}, testFixture(t, "fixed:8:6"), testSpec(t, "constant")
+	cfg.Target, cfg.Fixture, cfg.Arrival = URLTarget{URL: srv.URL}, plantest.Fixture(t, "fixed:8:6"), plantest.Arrival(t, "constant")
 	cfg.Rates, cfg.Duration, cfg.Warmup = []float64{10}, time.Second, 500*time.Millisecond
-	cfg.SLOs = testSLOs(t, "ttft.p50<=1s")
+	cfg.SLOs = plantest.SLOs(t, "ttft.p50<=1s")
 	cfg.Thresholds.Off = []string{"too_few_samples", "client_saturation"}
 	cfg.CancelRate, cfg.CancelAfter = 0.4, after*time.Millisecond
 	cfg.RequestsOut = path

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/busy"
+	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -17,7 +18,7 @@ import (
 func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 1), []float64{rate}, d, testSLOs(t, "error_rate<=1%"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 1), []float64{rate}, d, plantest.SLOs(t, "error_rate<=1%"))
 	p.Thresholds = th
 	return p
 }
@@ -56,7 +57,7 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 5), []float64{50}, 500*time.Millisecond, testSLOs(t, "error_rate<=1%"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 5), []float64{50}, 500*time.Millisecond, plantest.SLOs(t, "error_rate<=1%"))
 	p.MaxInFlight = 2
 	p.Thresholds = th
 	rep, err := runPlan(context.Background(), p)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/client"
@@ -27,7 +28,7 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
-	p := handPlan(c, fixedWorkload(in, out), []float64{rate}, d, testSLOs(t, slos...))
+	p := handPlan(c, fixedWorkload(in, out), []float64{rate}, d, plantest.SLOs(t, slos...))
 	p.DrainTimeout = 5 * time.Second
 	p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}
 	return p

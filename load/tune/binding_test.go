@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
@@ -26,8 +27,8 @@ func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, s
 	t.Helper()
 	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, simArgs...)
-	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, fixture), rates, testSpec(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, testSLOs(t, slos...)
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, fixture), rates, plantest.Arrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.SLOs(t, slos...)
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)
@@ -93,8 +94,8 @@ func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	// Two sequences carry about 3.7 req/s of these requests, four about
 	// 7.5: 6 req/s is past the first knee and below the second.
-	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{2, 6}, testSpec(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:256:64"), []float64{2, 6}, plantest.Arrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, plantest.SLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}})
 	require.NoError(t, err)
@@ -127,8 +128,8 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 	})
 	cfg := load.DefaultPlan()
 	cfg.Target = load.ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:256:64"), []float64{1, 6}, testSpec(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, testSLOs(t, "ttft.p50<=60ms")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:256:64"), []float64{1, 6}, plantest.Arrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, plantest.SLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"--max-num-seqs 8"}})
 	require.NoError(t, err)
@@ -152,8 +153,8 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	// not run this sweep).
 	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
-	cfg.Fixture, cfg.Rates, cfg.Arrival = testFixture(t, "fixed:128:64"), []float64{2, 8}, testSpec(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, testSLOs(t, "ttft.p50<=60s")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:128:64"), []float64{2, 8}, plantest.Arrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, plantest.SLOs(t, "ttft.p50<=60s")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)

@@ -5,11 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmslo/llmslo/fixtures"
-	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load"
-	"github.com/llmslo/llmslo/load/arrival"
-	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
@@ -24,25 +20,4 @@ func simArgsTarget(t testing.TB, args ...string) load.Target {
 	cfg, err := vllmsim.ParseServeArgs(args)
 	require.NoError(t, err)
 	return simtarget.Sim{Config: cfg, Args: args}
-}
-
-func testFixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
-	t.Helper()
-	fx, err := formats.Open(nameOrPath)
-	require.NoError(t, err)
-	return fx
-}
-
-func testSpec(t testing.TB, s string) arrival.Spec {
-	t.Helper()
-	a, err := arrival.Parse(s)
-	require.NoError(t, err)
-	return a
-}
-
-func testSLOs(t testing.TB, exprs ...string) []verdict.SLO {
-	t.Helper()
-	slos, err := verdict.ParseSLOs(exprs)
-	require.NoError(t, err)
-	return slos
 }

@@ -2,10 +2,11 @@ package tune
 
 import (
 	"context"
-	"github.com/llmslo/llmslo/internal/testkit"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llmslo/llmslo/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
