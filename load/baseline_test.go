@@ -70,9 +70,9 @@ func countingSim(t *testing.T) (string, *atomic.Int64) {
 // baselinePlan is a short gate: one constant-rate step of fixed:64:8.
 func baselinePlan(t *testing.T, target string) Plan {
 	p := DefaultPlan()
-	p.Target, p.Fixture, p.Arrival = URLTarget{URL: target}, plantest.Fixture(t, "fixed:64:8"), plantest.Arrival(t, "constant")
+	p.Target, p.Fixture, p.Arrival = URLTarget{URL: target}, plantest.MustFixture(t, "fixed:64:8"), plantest.MustArrival(t, "constant")
 	p.Rates, p.Duration, p.Warmup = []float64{10}, time.Second, 200*time.Millisecond
-	p.SLOs = plantest.SLOs(t, "ttft.p50<=2s")
+	p.SLOs = plantest.MustSLOs(t, "ttft.p50<=2s")
 	p.Thresholds.Off = []string{"too_few_samples", "client_saturation", "not_steady"}
 	p.BaselineTolerance = DefaultBaselineTolerance
 	return p
@@ -96,9 +96,9 @@ func TestBaselineOfAnotherWorkloadIsRefusedBeforeAnyRequest(t *testing.T) {
 		change func(*Plan)
 		want   []string
 	}{
-		{"fixture", func(p *Plan) { p.Fixture = plantest.Fixture(t, "fixed:64:9") }, []string{"fixture fixed:64:8", "this run uses fixed:64:9"}},
-		{"arrival", func(p *Plan) { p.Arrival = plantest.Arrival(t, "poisson") }, []string{"arrival constant", "this run uses poisson"}},
-		{"SLOs", func(p *Plan) { p.SLOs = plantest.SLOs(t, "ttft.p90<=2s") }, []string{"SLOs error_rate<=1%,ttft.p50<=2s, this run uses error_rate<=1%,ttft.p90<=2s"}},
+		{"fixture", func(p *Plan) { p.Fixture = plantest.MustFixture(t, "fixed:64:9") }, []string{"fixture fixed:64:8", "this run uses fixed:64:9"}},
+		{"arrival", func(p *Plan) { p.Arrival = plantest.MustArrival(t, "poisson") }, []string{"arrival constant", "this run uses poisson"}},
+		{"SLOs", func(p *Plan) { p.SLOs = plantest.MustSLOs(t, "ttft.p90<=2s") }, []string{"SLOs error_rate<=1%,ttft.p50<=2s, this run uses error_rate<=1%,ttft.p90<=2s"}},
 		{"rates", func(p *Plan) { p.Rates = []float64{10, 20} }, []string{"steps rate=10, this run uses rate=10,rate=20"}},
 		{"seed", func(p *Plan) { p.Seed = 2 }, []string{"seed 1, this run uses 2"}},
 		{"API", func(p *Plan) { p.API = workload.APIChat }, []string{"API completions, this run uses chat"}},

@@ -19,7 +19,7 @@ import (
 func openFit(t *testing.T, fixture string, margin float64, flags ...string) *report.Fit {
 	t.Helper()
 	plan := DefaultPlan()
-	plan.Target, plan.Fixture, plan.FitMargin = simArgsTarget(t, flags...), plantest.Fixture(t, fixture), margin
+	plan.Target, plan.Fixture, plan.FitMargin = simArgsTarget(t, flags...), plantest.MustFixture(t, fixture), margin
 	m, err := Open(context.Background(), plan)
 	require.NoError(t, err)
 	defer m.Close()
@@ -79,7 +79,7 @@ func TestFitWithoutMetricsSaysTheCapacityIsUnknown(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	plan := DefaultPlan()
-	plan.Target, plan.Fixture = URLTarget{URL: srv.URL}, plantest.Fixture(t, "fixed:100:20")
+	plan.Target, plan.Fixture = URLTarget{URL: srv.URL}, plantest.MustFixture(t, "fixed:100:20")
 	m, err := Open(context.Background(), plan)
 	require.NoError(t, err)
 	defer m.Close()
@@ -97,7 +97,7 @@ func TestFitReadsTheCacheConfigOfAURL(t *testing.T) {
 	require.NoError(t, err)
 	sim := simtest.Start(t, cfg)
 	plan := DefaultPlan()
-	plan.Target, plan.Fixture = URLTarget{URL: sim.URL}, plantest.Fixture(t, "fixed:3000:1000")
+	plan.Target, plan.Fixture = URLTarget{URL: sim.URL}, plantest.MustFixture(t, "fixed:3000:1000")
 	m, err := Open(context.Background(), plan)
 	require.NoError(t, err)
 	defer m.Close()

@@ -75,9 +75,9 @@ func halfWorkServer(t *testing.T, fullUpTo int) string {
 func halfWorkPlan(t *testing.T, url string) Plan {
 	p := DefaultPlan()
 	p.Target = URLTarget{URL: url, Model: "m"}
-	p.Fixture, p.Rates, p.Arrival = plantest.Fixture(t, "fixed:16:64"), []float64{50}, plantest.Arrival(t, "constant")
+	p.Fixture, p.Rates, p.Arrival = plantest.MustFixture(t, "fixed:16:64"), []float64{50}, plantest.MustArrival(t, "constant")
 	p.Duration, p.Warmup = time.Second, 0
-	p.SLOs, p.Thresholds = plantest.SLOs(t, "ttft.p50<=5s"), quietThresholds()
+	p.SLOs, p.Thresholds = plantest.MustSLOs(t, "ttft.p50<=5s"), quietThresholds()
 	return p
 }
 

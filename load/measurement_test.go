@@ -26,8 +26,8 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 	ctx := context.Background()
 	cfg := DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant"})
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, path), []float64{20}, plantest.Arrival(t, "trace")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 700*time.Millisecond, 0, plantest.SLOs(t, "ttft.p50<=10s")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, path), []float64{20}, plantest.MustArrival(t, "trace")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 700*time.Millisecond, 0, plantest.MustSLOs(t, "ttft.p50<=10s")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation}
 	s, err := Open(ctx, cfg)
 	require.NoError(t, err)
@@ -52,8 +52,8 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	open := func(slo string, lateFraction float64) *Measurement {
 		cfg := DefaultPlan()
 		cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant"})
-		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:16:2"), []float64{50}, plantest.Arrival(t, "constant")
-		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, plantest.SLOs(t, slo)
+		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:16:2"), []float64{50}, plantest.MustArrival(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 300*time.Millisecond, 0, plantest.MustSLOs(t, slo)
 		cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples}
 		// No client keeps a schedule to the nanosecond: every send is
 		// late, and every attempt starved.
@@ -79,8 +79,8 @@ func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
 	dir, _ := smallWeka(t)
 	cfg := DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{ProfileName: "instant", MaxModelLen: 65536})
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, dir), []float64{3}, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, plantest.SLOs(t, "ttft.p50<=10s")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, dir), []float64{3}, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=10s")
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
 	cfg.Thresholds.Off = []string{verdict.HazardTooFewSamples, verdict.HazardNotSteady, verdict.HazardWarmCache}
 	cfg.Thresholds.MaxLateFraction, cfg.Thresholds.MinLateness, cfg.StarvedRetries = 1e-9, time.Nanosecond, 1

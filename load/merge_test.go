@@ -84,7 +84,7 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 }
 
 func testJudging(t *testing.T) verdict.Criteria {
-	return verdict.Criteria{SLOs: plantest.SLOs(t, "ttft.p90<=80ms", "itl.p50<=4ms", "e2el.p99<=1s", "error_rate<=10%"), MeanOutputTokens: 6}
+	return verdict.Criteria{SLOs: plantest.MustSLOs(t, "ttft.p90<=80ms", "itl.p50<=4ms", "e2el.p99<=1s", "error_rate<=10%"), MeanOutputTokens: 6}
 }
 
 // shardReports splits the outcomes over n shards' reports, as n processes

@@ -50,7 +50,7 @@ func TestRunMeasuresKnownTimingsThroughTheRunLoop(t *testing.T) {
 	}
 	srv := pacedSim(t, 50*time.Millisecond, 5*time.Millisecond, vllmsim.Faults{})
 	c := engineClient(t, srv.URL)
-	p := handPlan(c, fixedWorkload(64, 20), []float64{10}, 2*time.Second, plantest.SLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"))
+	p := handPlan(c, fixedWorkload(64, 20), []float64{10}, 2*time.Second, plantest.MustSLOs(t, "ttft.p50<=60ms", "itl.p50<=6ms", "error_rate<=0%"))
 	p.Warmup = 200 * time.Millisecond
 	p.DrainTimeout = 5 * time.Second
 	records := recordLines(t, &p)
@@ -131,7 +131,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 	t.Parallel() // light (TestMain): 30 req/s of 10-token streams, limits of hundreds of ms
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	slos := plantest.SLOs(t, "ttft.p95<=300ms")
+	slos := plantest.MustSLOs(t, "ttft.p95<=300ms")
 
 	// Open loop at 30 req/s, well above capacity: the queue grows every
 	// second, so TTFT measured from the intended send time keeps rising.
@@ -165,7 +165,7 @@ func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
-	p := handPlan(c, fixedWorkload(16, 10), []float64{5}, 3*time.Second, plantest.SLOs(t, "ttft.p95<=300ms"))
+	p := handPlan(c, fixedWorkload(16, 10), []float64{5}, 3*time.Second, plantest.MustSLOs(t, "ttft.p95<=300ms"))
 	p.DrainTimeout = 5 * time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
@@ -198,7 +198,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 			c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: stall})
 			require.NoError(t, err)
 			defer c.Close()
-			p := handPlan(c, fixedWorkload(8, 4), []float64{20}, 500*time.Millisecond, plantest.SLOs(t, "error_rate<=1%", "ttft.p50<=1s"))
+			p := handPlan(c, fixedWorkload(8, 4), []float64{20}, 500*time.Millisecond, plantest.MustSLOs(t, "error_rate<=1%", "ttft.p50<=1s"))
 			p.DrainTimeout = 5 * time.Second
 			done := make(chan struct{})
 			var rep *report.Report
@@ -236,7 +236,7 @@ func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
 func TestNoUsageIsCountedAndReported(t *testing.T) {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{NoUsageRate: 1})
 	c := engineClient(t, srv.URL)
-	p := handPlan(c, fixedWorkload(8, 5), []float64{20}, 500*time.Millisecond, plantest.SLOs(t, "error_rate<=1%"))
+	p := handPlan(c, fixedWorkload(8, 5), []float64{20}, 500*time.Millisecond, plantest.MustSLOs(t, "error_rate<=1%"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -250,7 +250,7 @@ func TestLengthMismatchFiresOnATruncatingServer(t *testing.T) {
 	// notwithstanding.
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{TruncateRate: 1, TruncateFraction: 0.5})
 	c := engineClient(t, srv.URL)
-	p := handPlan(c, fixedWorkload(8, 20), []float64{20}, 500*time.Millisecond, plantest.SLOs(t, "error_rate<=1%"))
+	p := handPlan(c, fixedWorkload(8, 20), []float64{20}, 500*time.Millisecond, plantest.MustSLOs(t, "error_rate<=1%"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]
@@ -270,7 +270,7 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 	c := engineClient(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	p := handPlan(c, fixedWorkload(8, 2), []float64{20, 40}, 10*time.Second, plantest.SLOs(t, "error_rate<=1%"))
+	p := handPlan(c, fixedWorkload(8, 2), []float64{20, 40}, 10*time.Second, plantest.MustSLOs(t, "error_rate<=1%"))
 	start := time.Now()
 	rep, err := runPlan(ctx, p)
 	require.ErrorIs(t, err, context.DeadlineExceeded)

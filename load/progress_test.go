@@ -44,7 +44,7 @@ func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
 	srv := capacityServer(t)
 	c := engineClient(t, srv.URL)
 	var w watcher
-	p := handPlan(c, fixedWorkload(16, 2), []float64{4, 6}, time.Second, plantest.SLOs(t, "ttft.p95<=5s"))
+	p := handPlan(c, fixedWorkload(16, 2), []float64{4, 6}, time.Second, plantest.MustSLOs(t, "ttft.p95<=5s"))
 	p.Warmup = time.Second
 	p.DrainTimeout = 5 * time.Second
 	p.Progress = &w

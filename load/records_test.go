@@ -72,9 +72,9 @@ func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
 	srv := pacedSim(t, ttft*time.Millisecond, itl*time.Millisecond, vllmsim.Faults{})
 	path := filepath.Join(t.TempDir(), "out", "requests.jsonl")
 	cfg := DefaultPlan()
-	cfg.Target, cfg.Fixture, cfg.Arrival = URLTarget{URL: srv.URL}, plantest.Fixture(t, "fixed:8:6"), plantest.Arrival(t, "constant")
+	cfg.Target, cfg.Fixture, cfg.Arrival = URLTarget{URL: srv.URL}, plantest.MustFixture(t, "fixed:8:6"), plantest.MustArrival(t, "constant")
 	cfg.Rates, cfg.Duration, cfg.Warmup = []float64{10}, time.Second, 500*time.Millisecond
-	cfg.SLOs = plantest.SLOs(t, "ttft.p50<=1s")
+	cfg.SLOs = plantest.MustSLOs(t, "ttft.p50<=1s")
 	cfg.Thresholds.Off = []string{"too_few_samples", "client_saturation"}
 	cfg.CancelRate, cfg.CancelAfter = 0.4, after*time.Millisecond
 	cfg.RequestsOut = path

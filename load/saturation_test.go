@@ -18,7 +18,7 @@ import (
 func saturationPlan(t *testing.T, rate float64, d time.Duration) stepPlan {
 	srv := pacedSim(t, 0, 0, vllmsim.Faults{})
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}}
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 1), []float64{rate}, d, plantest.SLOs(t, "error_rate<=1%"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 1), []float64{rate}, d, plantest.MustSLOs(t, "error_rate<=1%"))
 	p.Thresholds = th
 	return p
 }
@@ -57,7 +57,7 @@ func TestClientSaturationFiresOnDrops(t *testing.T) {
 	srv := pacedSim(t, 100*time.Millisecond, 0, vllmsim.Faults{})
 	// Only the drop signal: lag and scheduler latency limits out of reach.
 	th := verdict.Thresholds{Off: []string{verdict.HazardTooFewSamples}, MaxSendLagP99: time.Hour, MaxSchedLatencyP99: time.Hour}
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 5), []float64{50}, 500*time.Millisecond, plantest.SLOs(t, "error_rate<=1%"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(4, 5), []float64{50}, 500*time.Millisecond, plantest.MustSLOs(t, "error_rate<=1%"))
 	p.MaxInFlight = 2
 	p.Thresholds = th
 	rep, err := runPlan(context.Background(), p)

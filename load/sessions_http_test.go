@@ -82,7 +82,7 @@ func TestSessionReplayOverHTTPSendsTheConversation(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ss.PrepareSessions(context.Background(), 0, 2))
 	log := &turnLogger{c: c}
-	p := handPlan(log, nil, []float64{4}, 500*time.Millisecond, plantest.SLOs(t, "ttft.p50<=1s"))
+	p := handPlan(log, nil, []float64{4}, 500*time.Millisecond, plantest.MustSLOs(t, "ttft.p50<=1s"))
 	p.Sessions, p.DrainTimeout = &SessionReplay{Source: ss}, 5*time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)

@@ -87,10 +87,10 @@ func sessionOnSim(t *testing.T, api workload.API) (*turnLogger, *fixtures.Fixtur
 	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant", MaxModelLen: 65536,
 		Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: time.Millisecond}})
 	cfg := DefaultPlan()
-	cfg.Target, cfg.Fixture, cfg.API = URLTarget{URL: srv.URL}, plantest.Fixture(t, dir), api
-	cfg.Rates, cfg.Arrival, cfg.Duration, cfg.Warmup = []float64{3}, plantest.Arrival(t, "constant"), time.Second, 0
+	cfg.Target, cfg.Fixture, cfg.API = URLTarget{URL: srv.URL}, plantest.MustFixture(t, dir), api
+	cfg.Rates, cfg.Arrival, cfg.Duration, cfg.Warmup = []float64{3}, plantest.MustArrival(t, "constant"), time.Second, 0
 	cfg.ThinkTimeScale, cfg.MaxThink = 0.01, 50*time.Millisecond
-	cfg.SLOs = plantest.SLOs(t, "ttft.p50<=40ms", "error_rate<=0%")
+	cfg.SLOs = plantest.MustSLOs(t, "ttft.p50<=40ms", "error_rate<=0%")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples, verdict.HazardNotSteady}
 	s, err := Open(context.Background(), cfg)
 	require.NoError(t, err)
@@ -199,7 +199,7 @@ func TestSessionReplayRefusesBadThinkSettings(t *testing.T) {
 		func(c *Plan) { c.MaxThink = -time.Second },
 	} {
 		cfg := DefaultPlan()
-		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.Fixture(t, "fixed:8:2")
+		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.MustFixture(t, "fixed:8:2")
 		set(&cfg)
 		_, err := Open(context.Background(), cfg)
 		assert.ErrorContains(t, err, "think time", "%+v %v", cfg.ThinkTimeScale, cfg.MaxThink)

@@ -37,7 +37,7 @@ func TestPlanValidationNamesTheRefusedField(t *testing.T) {
 		"ResetRunningRequests": func(c *Plan) { c.ResetRunningRequests, c.ResetPrefixCache = true, false },
 	} {
 		cfg := DefaultPlan()
-		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.Fixture(t, "fixed:8:2")
+		cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.MustFixture(t, "fixed:8:2")
 		require.NoError(t, cfg.Validate())
 		set(&cfg)
 		var se *SettingError
@@ -45,11 +45,11 @@ func TestPlanValidationNamesTheRefusedField(t *testing.T) {
 		assert.Equal(t, field, se.Field)
 	}
 	cfg := DefaultPlan()
-	cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.Fixture(t, "fixed:8:2")
+	cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.MustFixture(t, "fixed:8:2")
 	cfg.Rates = nil
 	assert.EqualError(t, cfg.Validate(), "Rates is required, e.g. Rates 2,4,8")
 	cfg.Arrival = arrival.Spec{Kind: arrival.Trace, Speed: 2}
-	cfg.Fixture = plantest.Fixture(t, "azure-conv-2023")
+	cfg.Fixture = plantest.MustFixture(t, "azure-conv-2023")
 	assert.NoError(t, cfg.Validate(), "a trace at its own pace takes no rates")
 }
 
@@ -75,7 +75,7 @@ func TestACustomProcessGivesTheOffsetsSent(t *testing.T) {
 	var gotRate float64
 	var gotWindow time.Duration
 	cfg := DefaultPlan()
-	cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.Fixture(t, "fixed:8:2")
+	cfg.Target, cfg.Fixture = simTarget(vllmsim.Config{}), plantest.MustFixture(t, "fixed:8:2")
 	cfg.Rates, cfg.Warmup, cfg.Duration = []float64{3}, 0, 500*time.Millisecond
 	cfg.Thresholds = quietThresholds()
 	cfg.RequestsOut = filepath.Join(t.TempDir(), RequestsFile)

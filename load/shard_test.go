@@ -64,11 +64,11 @@ func TestShardConfigIsChecked(t *testing.T) {
 	base := DefaultPlan()
 	base.Rates, base.Target = []float64{2}, URLTarget{URL: "http://server:8000"}
 	base.Shard, base.StartAt = Shard{Index: 0, Count: 2}, time.Now().Add(time.Minute)
-	base.Fixture = plantest.Fixture(t, "fixed:8:2")
+	base.Fixture = plantest.MustFixture(t, "fixed:8:2")
 	require.NoError(t, base.validate())
 
 	dir, _ := smallWeka(t)
-	sessions := plantest.Fixture(t, dir)
+	sessions := plantest.MustFixture(t, dir)
 	cases := map[string]func(c *Plan){
 		"a session replay cannot be sharded yet":  func(c *Plan) { c.Fixture = sessions },
 		"needs a start time shared by all shards": func(c *Plan) { c.StartAt = time.Time{} },

@@ -30,7 +30,7 @@ func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
 	srv := simtest.Start(t, cfg)
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{160}, 2*time.Second, plantest.SLOs(t, "ttft.p50<=10s"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{160}, 2*time.Second, plantest.MustSLOs(t, "ttft.p50<=10s"))
 	p.DrainTimeout = 5 * time.Second
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
@@ -75,7 +75,7 @@ func TestShedTimeIsTheWaitForTheRefusal(t *testing.T) {
 		_, _ = w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{20}, time.Second, plantest.SLOs(t, "ttft.p50<=10s"))
+	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{20}, time.Second, plantest.MustSLOs(t, "ttft.p50<=10s"))
 	rep, err := runPlan(context.Background(), p)
 	require.NoError(t, err)
 	s := rep.Steps[0]

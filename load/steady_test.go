@@ -32,9 +32,9 @@ func TestATracesOwnShapeIsNoTrend(t *testing.T) {
 	t.Parallel()    // light (TestMain): 6 req/s, limits of seconds
 	cfg := DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"})
-	cfg.Fixture, cfg.Rates, cfg.Seed = plantest.Fixture(t, "azure-conv-2023"), []float64{6}, traceShapeSeed
+	cfg.Fixture, cfg.Rates, cfg.Seed = plantest.MustFixture(t, "azure-conv-2023"), []float64{6}, traceShapeSeed
 	cfg.Duration, cfg.Warmup = 30*time.Second, 5*time.Second
-	cfg.SLOs = plantest.SLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
+	cfg.SLOs = plantest.MustSLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
 	rep, err := Measure(context.Background(), cfg)
 	require.NoError(t, err)
 	st := rep.Steps[0]

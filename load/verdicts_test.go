@@ -28,7 +28,7 @@ func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vll
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {
-	p := handPlan(c, fixedWorkload(in, out), []float64{rate}, d, plantest.SLOs(t, slos...))
+	p := handPlan(c, fixedWorkload(in, out), []float64{rate}, d, plantest.MustSLOs(t, slos...))
 	p.DrainTimeout = 5 * time.Second
 	p.Thresholds = verdict.Thresholds{Off: []string{verdict.HazardClientSaturation}}
 	return p

@@ -14,24 +14,24 @@ import (
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
-// Fixture opens a fixture by name or path.
-func Fixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
+// MustFixture opens a fixture by name or path.
+func MustFixture(t testing.TB, nameOrPath string) *fixtures.Fixture {
 	t.Helper()
 	fx, err := formats.Open(nameOrPath)
 	require.NoError(t, err)
 	return fx
 }
 
-// Arrival parses an arrival process as --arrival takes it.
-func Arrival(t testing.TB, s string) arrival.Spec {
+// MustArrival parses an arrival process as --arrival takes it.
+func MustArrival(t testing.TB, s string) arrival.Spec {
 	t.Helper()
 	a, err := arrival.Parse(s)
 	require.NoError(t, err)
 	return a
 }
 
-// SLOs parses SLO expressions as --slo takes them.
-func SLOs(t testing.TB, exprs ...string) []verdict.SLO {
+// MustSLOs parses SLO expressions as --slo takes them.
+func MustSLOs(t testing.TB, exprs ...string) []verdict.SLO {
 	t.Helper()
 	slos, err := verdict.ParseSLOs(exprs)
 	require.NoError(t, err)

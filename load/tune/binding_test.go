@@ -27,8 +27,8 @@ func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, s
 	t.Helper()
 	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, simArgs...)
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, fixture), rates, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.SLOs(t, slos...)
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, fixture), rates, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, slos...)
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)
@@ -94,8 +94,8 @@ func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
 	// Two sequences carry about 3.7 req/s of these requests, four about
 	// 7.5: 6 req/s is past the first knee and below the second.
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:256:64"), []float64{2, 6}, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, plantest.SLOs(t, "ttft.p50<=60ms")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 6}, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}})
 	require.NoError(t, err)
@@ -128,8 +128,8 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 	})
 	cfg := load.DefaultPlan()
 	cfg.Target = load.ContainerTarget{Starter: starter, Image: "img", Model: "acme/served", Args: []string{"--max-num-seqs", "1"}}
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:256:64"), []float64{1, 6}, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, plantest.SLOs(t, "ttft.p50<=60ms")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{1, 6}, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"--max-num-seqs 8"}})
 	require.NoError(t, err)
@@ -153,8 +153,8 @@ func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T)
 	// not run this sweep).
 	cfg := load.DefaultPlan()
 	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:128:64"), []float64{2, 8}, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, plantest.SLOs(t, "ttft.p50<=60s")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:128:64"), []float64{2, 8}, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60s")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
 	require.NoError(t, err)

@@ -24,9 +24,9 @@ import (
 func tunePlan(t *testing.T, args ...string) load.Plan {
 	plan := load.DefaultPlan()
 	plan.Target = simArgsTarget(t, args...)
-	plan.Fixture, plan.Rates, plan.Arrival = plantest.Fixture(t, "fixed:512:32"), []float64{8, 16}, plantest.Arrival(t, "constant")
+	plan.Fixture, plan.Rates, plan.Arrival = plantest.MustFixture(t, "fixed:512:32"), []float64{8, 16}, plantest.MustArrival(t, "constant")
 	plan.Duration, plan.Warmup = 3*time.Second, time.Second
-	plan.SLOs = plantest.SLOs(t, "ttft.p95<=2s", "tpot.p50<=19ms")
+	plan.SLOs = plantest.MustSLOs(t, "ttft.p95<=2s", "tpot.p50<=19ms")
 	plan.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	return plan
 }

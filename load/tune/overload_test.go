@@ -27,9 +27,9 @@ func TestOverloadGatePassesWithTheRecommendedLimitAndFailsWithout(t *testing.T) 
 	testkit.Long(t)
 	plan := load.DefaultPlan()
 	plan.Target = simArgsTarget(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
-	plan.Fixture, plan.Rates, plan.Arrival = plantest.Fixture(t, "fixed:128:64"), []float64{4, 10}, plantest.Arrival(t, "constant")
+	plan.Fixture, plan.Rates, plan.Arrival = plantest.MustFixture(t, "fixed:128:64"), []float64{4, 10}, plantest.MustArrival(t, "constant")
 	plan.Duration, plan.Warmup = 4*time.Second, time.Second
-	plan.SLOs = plantest.SLOs(t, "ttft.p95<=1500ms")
+	plan.SLOs = plantest.MustSLOs(t, "ttft.p95<=1500ms")
 	plan.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 2}, Budget: 1})
 	require.NoError(t, err)

@@ -71,8 +71,8 @@ func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
 	// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
 	cfg := load.DefaultPlan()
 	cfg.Target = simTarget(vllmsim.Config{MaxNumSeqs: 2})
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.Fixture(t, "fixed:256:64"), []float64{2, 4}, plantest.Arrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.SLOs(t, "ttft.p50<=60ms")
+	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 4}, plantest.MustArrival(t, "constant")
+	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
 	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
 	rep, err := Sweep(context.Background(), cfg, Search{Refine: 2})
 	require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestSweepRefusesAShardedPlan(t *testing.T) {
 	plan := load.DefaultPlan()
 	plan.Rates, plan.Target = []float64{2}, load.URLTarget{URL: "http://server:8000"}
 	plan.Shard, plan.StartAt = load.Shard{Index: 0, Count: 2}, time.Now().Add(time.Minute)
-	plan.Fixture = plantest.Fixture(t, "fixed:8:2")
+	plan.Fixture = plantest.MustFixture(t, "fixed:8:2")
 	_, err := Sweep(context.Background(), plan, Search{Refine: 1})
 	assert.ErrorContains(t, err, "a sweep cannot be sharded")
 }
