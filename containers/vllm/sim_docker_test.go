@@ -86,6 +86,7 @@ func streamCompletion(t *testing.T, base, model string, maxTokens int) streamed 
 }
 
 func TestRunSimulator(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctx := context.Background()
@@ -154,6 +155,7 @@ func TestRunSimulator(t *testing.T) {
 }
 
 func TestRunSimulatorBadArgument(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	tests := []struct {
 		name string
@@ -190,6 +192,7 @@ func TestRunSimulatorBadArgument(t *testing.T) {
 }
 
 func TestRunSimulatorNeverHealthy(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctr, err := Run(context.Background(), img, WithModel("Qwen/Qwen3-0.6B"),

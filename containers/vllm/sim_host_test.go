@@ -18,6 +18,7 @@ import (
 // The simulator's image, run as vllm/vllm-openai is run, with no --host,
 // listens on all its interfaces: the published port answers.
 func TestSimImageListensOnAllInterfaces(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, testcontainers.WithLabels)
 	ctx := context.Background()

@@ -83,6 +83,7 @@ func terminate(t *testing.T, ctr *Container) {
 // tag: asking for one tag's containers (ancestor=TAG) never lists the
 // other's, so packages testing at once cannot see each other's containers.
 func TestSimImagesOfTwoTagsAreDistinct(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	a := simImage(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)

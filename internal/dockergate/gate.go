@@ -87,7 +87,14 @@ func Require(tb testing.TB) {
 	case FailTest:
 		tb.Fatal(reason)
 	}
-	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-		tb.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
+	// For the whole test binary, once: t.Setenv would bar the container
+	// tests from running in parallel, and the reaper's image is one no
+	// test may rely on pulling.
+	ryukOnce.Do(func() {
+		if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+			os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+		}
+	})
 }
+
+var ryukOnce sync.Once

@@ -28,6 +28,7 @@ func healthAfter(t *testing.T, n int64) (*httptest.Server, *atomic.Int64) {
 }
 
 func TestWaitHealthyWaitsForOK(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv, calls := healthAfter(t, 2)
 	start := time.Now()
 	require.NoError(t, waitHealthy(context.Background(), srv.URL, time.Minute, running))
@@ -37,6 +38,7 @@ func TestWaitHealthyWaitsForOK(t *testing.T) {
 }
 
 func TestWaitHealthyTimesOut(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv, _ := healthAfter(t, 1<<40)
 	err := waitHealthy(context.Background(), srv.URL, 700*time.Millisecond, running)
 	require.Error(t, err)
@@ -45,6 +47,7 @@ func TestWaitHealthyTimesOut(t *testing.T) {
 }
 
 func TestWaitHealthyStopsWhenTheContainerExits(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv, calls := healthAfter(t, 1<<40)
 	var probes atomic.Int64
 	exited := func(context.Context) (bool, int, error) {
@@ -59,6 +62,7 @@ func TestWaitHealthyStopsWhenTheContainerExits(t *testing.T) {
 }
 
 func TestWaitHealthyKeepsPollingThroughProbeErrors(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv, _ := healthAfter(t, 1)
 	flaky := func(context.Context) (bool, int, error) { return true, 1, errors.New("engine busy") }
 	require.NoError(t, waitHealthy(context.Background(), srv.URL, time.Minute, flaky),
@@ -66,6 +70,7 @@ func TestWaitHealthyKeepsPollingThroughProbeErrors(t *testing.T) {
 }
 
 func TestWaitHealthyHonoursTheCallersContext(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv, _ := healthAfter(t, 1<<40)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
@@ -75,6 +80,7 @@ func TestWaitHealthyHonoursTheCallersContext(t *testing.T) {
 }
 
 func TestWaitHealthyUnreachable(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()

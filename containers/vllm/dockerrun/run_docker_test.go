@@ -44,6 +44,7 @@ func inspect(t *testing.T, id string) client.ContainerInspectResult {
 }
 
 func TestRunSimulator(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	start := time.Now()
@@ -90,6 +91,7 @@ func TestRunSimulator(t *testing.T) {
 }
 
 func TestRunBadArgumentCarriesTheLogs(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	_, parseErr := vllmsim.ParseServeArgs([]string{"--model", model, "--max-num-seqs", "banana"})
@@ -113,6 +115,7 @@ func TestRunBadArgumentCarriesTheLogs(t *testing.T) {
 }
 
 func TestRunNeverShowsTheToken(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	// The simulator repeats the bad value in its error: the token reaches
@@ -134,6 +137,7 @@ func TestRunNeverShowsTheToken(t *testing.T) {
 }
 
 func TestRunNeverHealthy(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	// vLLM 0.9's 503 while loading (today's vLLM refuses connections,
@@ -151,6 +155,7 @@ func TestRunNeverHealthy(t *testing.T) {
 }
 
 func TestRunCancelledRemovesTheContainer(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	img := simImage(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -163,6 +168,7 @@ func TestRunCancelledRemovesTheContainer(t *testing.T) {
 
 // A missing image is pulled; with no registry the pull fails, and says so.
 func TestRunPullsAMissingImage(t *testing.T) {
+	t.Parallel() // waits on Docker and on start-up delays, and measures no latency
 	dockergate.Require(t)
 	label, id := dockergate.Labelled(t, serve.WithLabels)
 	ctr, err := Run(context.Background(), "llmslo/never-built:none", serve.WithModel(model), label)
