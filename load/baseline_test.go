@@ -71,7 +71,7 @@ func countingSim(t *testing.T) (string, *atomic.Int64) {
 func baselinePlan(t *testing.T, target string) Plan {
 	p := DefaultPlan()
 	p.Target, p.Fixture, p.Arrival = URLTarget{URL: target}, plantest.MustFixture(t, "fixed:64:8"), plantest.MustArrival(t, "constant")
-	p.Rates, p.Duration, p.Warmup = []float64{10}, time.Second, 200*time.Millisecond
+	p.Rates, p.Duration, p.Warmup = []float64{10}, 500*time.Millisecond, 100*time.Millisecond
 	p.SLOs = plantest.MustSLOs(t, "ttft.p50<=2s")
 	p.Thresholds.Off = []string{"too_few_samples", "client_saturation", "not_steady"}
 	p.BaselineTolerance = DefaultBaselineTolerance
@@ -102,8 +102,8 @@ func TestBaselineOfAnotherWorkloadIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"rates", func(p *Plan) { p.Rates = []float64{10, 20} }, []string{"steps rate=10, this run uses rate=10,rate=20"}},
 		{"seed", func(p *Plan) { p.Seed = 2 }, []string{"seed 1, this run uses 2"}},
 		{"API", func(p *Plan) { p.API = workload.APIChat }, []string{"API completions, this run uses chat"}},
-		{"duration", func(p *Plan) { p.Duration = 2 * time.Second }, []string{"duration 1s, this run uses 2s"}},
-		{"warm-up", func(p *Plan) { p.Warmup = 0 }, []string{"warm-up 200ms, this run uses 0s"}},
+		{"duration", func(p *Plan) { p.Duration = 2 * time.Second }, []string{"duration 500ms, this run uses 2s"}},
+		{"warm-up", func(p *Plan) { p.Warmup = 0 }, []string{"warm-up 100ms, this run uses 0s"}},
 		{"model", func(p *Plan) {
 			other := *recorded
 			other.Target.Model = "llama"
