@@ -126,16 +126,7 @@ func (l *Loop) poke() {
 }
 
 // Abort aborts st's sequence, a no-op once it finished.
-func (l *Loop) Abort(st *Stream) {
-	l.mu.Lock()
-	finished := st.Seq.Finished()
-	l.eng.Abort(st.Seq)
-	l.adm.release(st)
-	l.mu.Unlock()
-	if !finished {
-		l.metrics.Finished("abort")
-	}
-}
+func (l *Loop) Abort(st *Stream) { l.AbortAs(st, "abort") }
 
 func (l *Loop) run() {
 	defer close(l.done)
