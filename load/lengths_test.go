@@ -140,3 +140,22 @@ func TestMergeJudgesDeclaredLengthsAlike(t *testing.T) {
 	p.LengthsAdvisory, p.Shard = true, Shard{Index: 0, Count: 2}
 	assert.True(t, p.shardInfo().LengthsAdvisory)
 }
+
+// On a fixture of varied lengths the note's figures are the requests'
+// own, not the fixture's mean: a server that gives half of each asked
+// output gives half of the tokens asked, summed over the step.
+func TestLighterThanAskedCountsEachRequestsOwnLength(t *testing.T) {
+	p := halfWorkPlan(t, halfWorkServer(t, 0))
+	p.Fixture = plantest.MustFixture(t, "random:16:64:0.75")
+	p.LengthsAdvisory = true
+	rep, err := Measure(context.Background(), p)
+	require.NoError(t, err)
+	e := rep.Steps[0].Evidence
+	require.NotNil(t, e)
+	require.Positive(t, e.OutputRequests)
+	assert.Equal(t, rep.Steps[0].Requests.Completed, e.OutputRequests)
+	assert.Equal(t, rep.Steps[0].Tokens.Output, e.OutputGiven, "given is what usage reported")
+	assert.InDelta(t, float64(e.OutputAsked)/2, float64(e.OutputGiven), float64(e.OutputRequests)/2+0.5, "half of each, rounded down")
+	asked := float64(e.OutputAsked) / float64(e.OutputRequests)
+	assert.Contains(t, rep.Steps[0].Notes[0].Message, fmt.Sprintf("for %.1f asked", asked))
+}

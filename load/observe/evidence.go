@@ -25,6 +25,9 @@ func (r *Recorder) ReportEvidence() *report.StepEvidence {
 		LastEndMs:      at(r.lastEnd),
 		LengthChecked:  r.lengthChecked,
 		LengthLonger:   r.lengthLonger,
+		OutputAsked:    r.outputAsked,
+		OutputGiven:    r.outputGiven,
+		OutputRequests: r.outputRequests,
 		TTFTFirstHalf:  r.ttftFirstHalf,
 		TTFTSecondHalf: r.ttftSecondHalf,
 		SendLag:        r.lag,
@@ -45,6 +48,7 @@ func EvidenceOf(s *report.StepReport) (ev Evidence, ok bool) {
 		return Evidence{}, false
 	}
 	ev.LengthChecked, ev.LengthLonger = e.LengthChecked, e.LengthLonger
+	ev.OutputAsked, ev.OutputGiven, ev.OutputRequests = e.OutputAsked, e.OutputGiven, e.OutputRequests
 	ev.Due, ev.SentInWindow = e.Due, e.SentInWindow
 	ev.DuePerS, ev.SentPerS, ev.SendLag = e.DuePerS, e.SentPerS, e.SendLag
 	ev.TTFTBlocks = e.TTFTBlocks

@@ -76,8 +76,10 @@ type Recorder struct {
 	cachedPrompt, cachedOf                       int64 // cached prompt tokens, of prompt tokens, where reported
 	cachedRequests                               int
 	lengthChecked, lengthMismatched              int
-	lengthLonger                                 int // mismatches with more tokens than asked
-	lengthEndedEarly                             int // outputs shorter than asked where allowed
+	lengthLonger                                 int   // mismatches with more tokens than asked
+	lengthEndedEarly                             int   // outputs shorter than asked where allowed
+	outputAsked, outputGiven                     int64 // output tokens asked and given, over the checked requests that asked a length
+	outputRequests                               int   // the checked requests that asked a length
 	// due counts the measured requests whose time came (handed to the
 	// sender or dropped); sentInWindow those sent before the window's
 	// end; duePerS and sentPerS the same by second of the window.
@@ -384,6 +386,11 @@ func (r *Recorder) checkLengths(o *client.Outcome) {
 		return
 	}
 	r.lengthChecked++
+	if asked.OutputTokens > 0 {
+		r.outputRequests++
+		r.outputAsked += int64(asked.OutputTokens)
+		r.outputGiven += int64(o.CompletionTokens)
+	}
 	outputOff := off(o.CompletionTokens, asked.OutputTokens, r.lengths.Tolerance)
 	if outputOff && r.lengths.EarlyEndAllowed && o.CompletionTokens < asked.OutputTokens {
 		r.lengthEndedEarly++

@@ -34,6 +34,10 @@ type Evidence struct {
 	SecondHalfN       int64
 	LengthChecked     int // completed requests whose lengths were checked
 	LengthLonger      int // of the mismatches, those with more tokens than asked
+	// OutputAsked and OutputGiven sum the output tokens asked and given
+	// over the OutputRequests checked requests that asked a length.
+	OutputAsked, OutputGiven int64
+	OutputRequests           int
 	// Due, SentInWindow, DuePerS and SentPerS are the window's exact
 	// counts (report.StepEvidence); SendLag the lag of every measured send.
 	Due, SentInWindow int
@@ -96,6 +100,9 @@ func (r *Recorder) Summary() (report.StepReport, Evidence) {
 		SecondHalfN:       r.ttftSecondHalf.Count(),
 		LengthChecked:     r.lengthChecked,
 		LengthLonger:      r.lengthLonger,
+		OutputAsked:       r.outputAsked,
+		OutputGiven:       r.outputGiven,
+		OutputRequests:    r.outputRequests,
 		SendLag:           r.lag,
 		TTFTBlocks:        slices.Clone(r.ttftBlocks),
 	}

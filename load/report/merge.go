@@ -70,6 +70,9 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.BodyWrite.Merge(e.BodyWrite)
 		m.Evidence.LengthChecked += e.LengthChecked
 		m.Evidence.LengthLonger += e.LengthLonger
+		m.Evidence.OutputAsked += e.OutputAsked
+		m.Evidence.OutputGiven += e.OutputGiven
+		m.Evidence.OutputRequests += e.OutputRequests
 		m.Evidence.Due += e.Due
 		m.Evidence.SentInWindow += e.SentInWindow
 		m.Evidence.DuePerS = addCounts(m.Evidence.DuePerS, e.DuePerS)

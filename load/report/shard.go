@@ -91,6 +91,13 @@ type StepEvidence struct {
 	// LengthLonger counts the length mismatches where the server read or
 	// wrote more than asked: more work, which could slow it.
 	LengthLonger int `json:"length_longer"`
+	// OutputAsked and OutputGiven sum the output tokens asked and given
+	// over the OutputRequests length-checked requests that asked a
+	// length: how much lighter than asked a declared-advisory server's
+	// workload was.
+	OutputAsked    int64 `json:"output_asked,omitempty"`
+	OutputGiven    int64 `json:"output_given,omitempty"`
+	OutputRequests int   `json:"output_requests,omitempty"`
 	// TTFTBlocks are the window's TrendBlocks blocks of completed
 	// requests, by intended send time: the trend checks' evidence from
 	// the client's side, with each request's own prompt length.

@@ -53,8 +53,8 @@ func lighterThanAsked(s *report.StepReport, ev stepEvidence, th Thresholds) find
 	}
 	msg := fmt.Sprintf("the workload was lighter than asked: %d of %d requests (%.1f%%) ended more than %.0f%% short of the output length asked",
 		s.LengthEndedEarly, ev.LengthChecked, 100*f, 100*th.LengthTolerance)
-	if s.Requests.Completed > 0 && ev.meanOutput > 0 {
-		msg += fmt.Sprintf(", %.1f output tokens a request given for %.1f asked", float64(s.Tokens.Output)/float64(s.Requests.Completed), ev.meanOutput)
+	if n := float64(ev.OutputRequests); n > 0 {
+		msg += fmt.Sprintf(", %.1f output tokens a request given for %.1f asked", float64(ev.OutputGiven)/n, float64(ev.OutputAsked)/n)
 	}
 	msg += "; the server's lengths were declared advisory, so its outputs were judged as given"
 	return finding{Hazard: report.Hazard{Kind: HazardLengthMismatch, Message: msg}, seen: true}

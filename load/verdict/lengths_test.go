@@ -15,7 +15,7 @@ import (
 // by how much; a few short ones, or a server not so declared, get none.
 func TestLighterThanAskedIsNotedOnADeclaredServer(t *testing.T) {
 	s := &report.StepReport{LengthEndedEarly: 40, Requests: report.RequestCounts{Completed: 100}, Tokens: report.TokenCounts{Output: 4800}}
-	ev := stepEvidence{passing: true, lengthsAdvisory: true, meanOutput: 64, Evidence: observe.Evidence{LengthChecked: 100}}
+	ev := stepEvidence{passing: true, lengthsAdvisory: true, meanOutput: 64, Evidence: observe.Evidence{LengthChecked: 100, OutputAsked: 6400, OutputGiven: 4800, OutputRequests: 100}}
 	f := lengthMismatch(s, ev, DefaultThresholds())
 	assert.True(t, f.seen)
 	assert.False(t, f.decides, "declared advisory: the outputs are judged as given")
