@@ -2,6 +2,8 @@ package slotest
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -71,4 +73,25 @@ func measureAsRun(t *testing.T, opts ...Option) (*report.Report, error) {
 	p, err := cfg.build()
 	require.NoError(t, err)
 	return load.Measure(context.Background(), p)
+}
+
+// A baseline that cannot be written is found before the load: the gate
+// fails at once, before its first step, not after its steps have run. The
+// gate runs in a child process, since it must fail.
+func TestABaselinePathThatCannotBeWrittenFailsBeforeTheLoad(t *testing.T) {
+	if path := os.Getenv("LLMSLO_SLOTEST_BAD_BASELINE"); path != "" {
+		t.Setenv(EnvUpdateBaselines, "1")
+		Run(t, instantSim(WithBaseline(path, 0))...)
+		return
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestABaselinePathThatCannotBeWrittenFailsBeforeTheLoad$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LLMSLO_SLOTEST_BAD_BASELINE="+filepath.Join(file, "gate.json"))
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the gate fails:\n%s", out)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Contains(t, string(out), "cannot record the baseline in "+filepath.Join(file, "gate.json"))
+	assert.NotContains(t, string(out), "rate=20", "no step ran")
 }

@@ -55,6 +55,12 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.baselinePath != "" && Updating() {
+		// Found before the load, not after it: the file is written at the end.
+		if err := load.CheckWritable(cfg.baselinePath); err != nil {
+			t.Fatalf("slotest: cannot record the baseline in %s: %v", cfg.baselinePath, err)
+		}
+	}
 	s, err := load.Open(t.Context(), plan)
 	if err != nil {
 		err = load.NameSettings(err, optionNames)
