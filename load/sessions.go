@@ -43,6 +43,16 @@ func (p *Plan) validateThink() error {
 	if p.MaxThink < 0 {
 		return &SettingError{Field: "MaxThink", Value: p.MaxThink.String(), Problem: "want 0 (no cap on a think time) or a positive duration"}
 	}
+	// Think settings pace a session replay; on a fixture without sessions
+	// they would be ignored, silently, in every face.
+	if p.Fixture != nil && p.Fixture.Sessions == nil {
+		switch {
+		case p.MaxThink > 0:
+			return &SettingError{Field: "MaxThink", Value: p.MaxThink.String(), Problem: "paces the turns of a session replay; {Fixture} " + p.Fixture.Name + " has no sessions"}
+		case p.ThinkTimeScale != 1:
+			return &SettingError{Field: "ThinkTimeScale", Value: fmt.Sprint(p.ThinkTimeScale), Problem: "paces the turns of a session replay; {Fixture} " + p.Fixture.Name + " has no sessions"}
+		}
+	}
 	return nil
 }
 

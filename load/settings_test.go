@@ -119,3 +119,19 @@ func TestACustomProcessMustKeepItsContract(t *testing.T) {
 	_, err := customSchedule(failing, 1, time.Second, 1)
 	assert.ErrorContains(t, err, "no")
 }
+
+// Think settings on a fixture without sessions would pace nothing: Plan
+// validation refuses them for every face, naming the fixture field.
+func TestThinkSettingsNeedAFixtureWithSessions(t *testing.T) {
+	p := DefaultPlan()
+	p.Fixture = plantest.MustFixture(t, "fixed:8:2")
+	p.MaxThink = time.Second
+	var se *SettingError
+	require.ErrorAs(t, p.validateThink(), &se)
+	assert.Equal(t, "MaxThink", se.Field)
+	assert.Equal(t, "WithMaxThink 1s: paces the turns of a session replay; WithFixture fixed:8:2 has no sessions",
+		NameSettings(se, map[string]string{"MaxThink": "WithMaxThink", "Fixture": "WithFixture"}).Error())
+	p.MaxThink, p.ThinkTimeScale = 0, 2
+	require.ErrorAs(t, p.validateThink(), &se)
+	assert.Equal(t, "ThinkTimeScale", se.Field)
+}

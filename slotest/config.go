@@ -219,7 +219,7 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.Req
 // optionNames name the option that sets each Plan field, for the messages
 // of Plan validation, which checks every setting (load.NameSettings).
 var optionNames = map[string]string{
-	"Rates": "WithRates", "Duration": "WithDuration", "Warmup": "WithWarmup", "DrainTimeout": "WithDrainTimeout",
+	"Rates": "WithRates", "Fixture": "WithFixture", "Duration": "WithDuration", "Warmup": "WithWarmup", "DrainTimeout": "WithDrainTimeout",
 	"CancelRate": "WithCancel's rate", "CancelAfter": "WithCancel's after", "RequestsOut": "the requests file",
 	"ThinkTimeScale": "WithThinkTimeScale", "MaxThink": "WithMaxThink", "StarvedRetries": "WithStarvedRetries",
 	"BaselineTolerance": "WithBaseline's tolerance", "ResetRunningRequests": "WithResetRunningRequests",

@@ -164,7 +164,7 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 // planFlags name the flag that sets each Plan field, for the messages of
 // Plan validation, which checks every setting (load.NameSettings).
 var planFlags = map[string]string{
-	"Rates": "--rates", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
+	"Rates": "--rates", "Fixture": "--fixture", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
 	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
 	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
 	"FitMargin": "--fit-margin", "BaselineTolerance": "--baseline-tolerance",
@@ -294,7 +294,7 @@ func (f *runFlags) checkedPlan(set map[string]bool, stderr io.Writer, hooks plan
 	if err != nil {
 		return plan, err
 	}
-	if err := f.checkBeforeLoad(set, plan); err != nil {
+	if err := f.checkOutputs(); err != nil {
 		return plan, err
 	}
 	if hooks.after != nil {

@@ -69,26 +69,6 @@ func (f *runFlags) checkPairs(set map[string]bool) error {
 	return nil
 }
 
-// checkSessionFlags refuses the session pacing flags for a fixture
-// without sessions, once the fixture is open.
-func (f *runFlags) checkSessionFlags(set map[string]bool, c load.Plan) error {
-	for _, name := range []string{"max-think", "think-time-scale"} {
-		if set[name] && c.Fixture != nil && c.Fixture.Sessions == nil {
-			return fmt.Errorf("--%s paces the turns of a session replay; --fixture %s has no sessions", name, f.fixture)
-		}
-	}
-	return nil
-}
-
-// checkBeforeLoad runs the checks that need the plan built: the session
-// flags against the fixture, and the output paths.
-func (f *runFlags) checkBeforeLoad(set map[string]bool, c load.Plan) error {
-	if err := f.checkSessionFlags(set, c); err != nil {
-		return err
-	}
-	return f.checkOutputs()
-}
-
 // checkPrecision refuses a bisection precision outside [0, 1).
 func checkPrecision(p float64) error {
 	if math.IsNaN(p) || p < 0 || p >= 1 {
