@@ -220,6 +220,7 @@ func TestSearchSizesItsSteps(t *testing.T) {
 		plan, err := s.check(explicitFlags(fs), &stderr)
 		require.NoError(t, err, "%v", tc.args)
 		assert.Equal(t, tc.want, plan.Duration, "%v", tc.args)
+		assert.NoError(t, checkStepSamples(plan), "the sized steps, checked again, give their samples")
 		if tc.want != time.Minute {
 			assert.Contains(t, stderr.String(), "steps last 2m0s, not 1m0s: the step at 2 req/s needs that for 200 samples of ttft.p95")
 		} else {
@@ -251,4 +252,19 @@ func TestRunWarnsOfAShortStep(t *testing.T) {
 	stderr.Reset()
 	warnShortSteps(plan, &stderr)
 	assert.Empty(t, stderr.String())
+}
+
+// The --duration a refusal names, applied, passes the same check.
+func TestTheDurationAShortStepNamesIsEnough(t *testing.T) {
+	fs := flagSetFor(t)
+	s := registerSearch(fs, 0, "", "")
+	require.NoError(t, fs.Parse([]string{"--fixture", "azure-conv-2023", "--quiet", "--rates", "2,4", "--duration", "20s"}))
+	_, err := s.check(explicitFlags(fs), io.Discard)
+	require.ErrorContains(t, err, "needs --duration 2m0s")
+	fs = flagSetFor(t)
+	s = registerSearch(fs, 0, "", "")
+	require.NoError(t, fs.Parse([]string{"--fixture", "azure-conv-2023", "--quiet", "--rates", "2,4", "--duration", "2m"}))
+	plan, err := s.check(explicitFlags(fs), io.Discard)
+	require.NoError(t, err)
+	assert.NoError(t, checkStepSamples(plan))
 }
