@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/fixtures"
-	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -81,12 +80,9 @@ func (p *Plan) runInfo() *report.RunInfo {
 
 // stepNames are the names of the plan's steps, in order.
 func (p *Plan) stepNames() []string {
-	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
-		return []string{stepName(p.Arrival, 0)}
-	}
-	names := make([]string, len(p.Rates))
-	for i, r := range p.Rates {
-		names[i] = stepName(p.Arrival, r)
+	var names []string
+	for _, r := range p.runRates() {
+		names = append(names, stepName(p.Arrival, r))
 	}
 	return names
 }

@@ -109,7 +109,7 @@ func stepName(a arrival.Spec, rate float64) string {
 
 // runRates lists the rates a plan runs: its Rates, or one step for a trace
 // replayed at its own pace.
-func (p *stepPlan) runRates() []float64 {
+func (p *Plan) runRates() []float64 {
 	if p.Arrival.Kind == arrival.Trace && p.Arrival.Speed > 0 {
 		return []float64{0}
 	}
