@@ -99,6 +99,12 @@ func (l *tuneLoop) deployLine(model string, p *report.Protect) {
 		}
 	}
 	var rec []Change
+	if g := t.OverloadGate; g != nil && !g.Pass && p != nil && p.MaxNumQueuedReqs > 0 {
+		// Advice is what was measured to work: a limit the gate refused
+		// stays out of the line, and the line says why.
+		notes = append(notes, fmt.Sprintf("no admission limit in the line: with --max-num-queued-reqs %d the overload gate failed (%s)", p.MaxNumQueuedReqs, g.Message))
+		p = nil
+	}
 	if p != nil && p.MaxNumQueuedReqs > 0 {
 		limit := p.MaxNumQueuedReqs
 		rec = append(rec, Change{Flag: "--max-num-queued-reqs", Value: strconv.Itoa(limit)})

@@ -111,4 +111,10 @@ func TestTheFinalLineIsOneVLLMTakes(t *testing.T) {
 	assert.Equal(t, "add or change on the server: --max-num-queued-reqs 12 --max-num-seqs 12", url.t.Command)
 	assert.NotContains(t, url.t.Command, "vllm serve")
 	assert.Contains(t, url.t.CommandNote, "other flags could not be seen")
+
+	// A limit the overload gate refused on its last try is no advice.
+	sim.t = &report.Tune{OverloadGate: &report.OverloadGate{Pass: false, Message: "overload gate failed: admitted requests: tpot p50 24 ms > 19 ms"}}
+	sim.deployLine("m", &report.Protect{MaxNumQueuedReqs: 9})
+	assert.Equal(t, "vllm serve m --max-num-seqs 16", sim.t.Command)
+	assert.Contains(t, sim.t.CommandNote, "no admission limit in the line: with --max-num-queued-reqs 9 the overload gate failed")
 }
