@@ -268,3 +268,15 @@ func TestTheDurationAShortStepNamesIsEnough(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, checkStepSamples(plan))
 }
+
+// A typo in the last server variant is found before the first variant's
+// sweep runs.
+func TestAServerVariantTypoIsRefusedBeforeAnySweep(t *testing.T) {
+	start := time.Now()
+	code, stdout, stderr := runArgs(t, "sweep", "--fixture", "fixed:64:8", "--rates", "20,40", "--duration", "2s", "--warmup", "0s",
+		"--hazard-off", "too_few_samples", "--server-variant", "--max-num-seqs 4", "--server-variant", "--max-num-seqs abc", "--quiet")
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Contains(t, stderr, `server variant "--max-num-seqs abc"`)
+	assert.NotContains(t, stdout, "rate=20", "no step ran")
+}

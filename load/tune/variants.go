@@ -24,14 +24,20 @@ func sweepVariants(ctx context.Context, plan load.Plan, search Search) (*report.
 	if !ok {
 		return nil, errors.New("server variants need a server llmslo starts (sim or vllm), not one already running")
 	}
-	var out *report.Report
-	for _, v := range search.Variants {
+	// Every variant's flags are checked before the first sweep: a typo in
+	// the last must not cost the sweeps of the others.
+	targets := make([]load.Target, len(search.Variants))
+	for i, v := range search.Variants {
 		target, err := base.WithFlags(strings.Fields(v))
 		if err != nil {
-			return out, fmt.Errorf("server variant %q: %w", v, err)
+			return nil, fmt.Errorf("server variant %q: %w", v, err)
 		}
+		targets[i] = target
+	}
+	var out *report.Report
+	for i, v := range search.Variants {
 		p, one := plan, search
-		p.Target, one.Variants = target, nil
+		p.Target, one.Variants = targets[i], nil
 		rep, err := Sweep(ctx, p, one)
 		if rep == nil {
 			return out, fmt.Errorf("server variant %q: %w", v, err)
