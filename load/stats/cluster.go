@@ -193,12 +193,7 @@ func (h *Histogram) QuantileCIClustered(p, conf, deff float64) (lo, hi time.Dura
 	if !ok {
 		return 0, 0, false
 	}
-	// Scale the distances from the percentile's rank, not the ranks: the
-	// interval's centre stays where the sample puts it.
-	centreE, centre := float64(ne)*p/100, float64(n)*p/100
-	scale := float64(n) / float64(ne)
-	lo64 := int64(math.Floor(centre - (centreE-float64(rlo))*scale))
-	hi64 := int64(math.Ceil(centre + (float64(rhi)-centreE)*scale))
+	lo64, hi64 := scaleRanks(n, ne, p, rlo, rhi)
 	return h.valueAtRank(min(max(lo64, 1), n)), h.valueAtRank(min(max(hi64, 1), n)), true
 }
 
