@@ -43,6 +43,11 @@ type OpenLoop struct {
 	// Wait is how the dispatcher waits for each send's time; the zero
 	// value, WaitFine, is the punctual one (bench/ compares the modes).
 	Wait WaitMode
+	// Stop, when closed, ends the schedule where it stands: no request
+	// after it is sent, and those in flight finish and are drained as at
+	// the schedule's end. The run is not canceled (a step that stopped
+	// once its verdict was decided). Nil never stops.
+	Stop <-chan struct{}
 }
 
 // Result says how an open-loop run ended.
@@ -51,6 +56,7 @@ type Result struct {
 	Sent      int // handed to the Doer
 	Dropped   int
 	Canceled  bool      // ctx ended before the schedule did
+	Stopped   bool      // Stop was closed before the schedule ended
 	Drained   bool      // every request finished before the drain bound
 	End       time.Time // when the last request finished or the bound passed
 }
@@ -104,8 +110,27 @@ func (o *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 	prepared, stopPrep := o.prepare(ctx)
 	defer stopPrep()
 
-	wait := newWaiter(ctx, o.Wait)
+	// The schedule waits under schedCtx, which Stop ends too.
+	schedCtx, endSchedule := context.WithCancel(ctx)
+	defer endSchedule()
+	if o.Stop != nil {
+		go func() {
+			select {
+			case <-o.Stop:
+				endSchedule()
+			case <-schedCtx.Done():
+			}
+		}()
+	}
+	wait := newWaiter(schedCtx, o.Wait)
 	defer wait.close()
+	ended := func() {
+		if ctx.Err() == nil && o.Stop != nil {
+			res.Stopped = true
+			return
+		}
+		res.Canceled = true
+	}
 
 dispatch:
 	for _, off := range o.Schedule {
@@ -113,12 +138,12 @@ dispatch:
 		var req workload.Request
 		select {
 		case req = <-prepared:
-		case <-ctx.Done():
-			res.Canceled = true
+		case <-schedCtx.Done():
+			ended()
 			break dispatch
 		}
-		if !wait.until(ctx, intended) {
-			res.Canceled = true
+		if !wait.until(schedCtx, intended) {
+			ended()
 			break dispatch
 		}
 		if o.MaxInFlight > 0 && inFlight.Load() >= int64(o.MaxInFlight) {

@@ -181,3 +181,26 @@ func TestDispatchWarmupIsNotMeasured(t *testing.T) {
 	assert.Equal(t, 20, s.Requests.Sent)
 	assert.Equal(t, 20, s.Requests.Completed)
 }
+
+// Stop ends the schedule, not the run: nothing after it is sent, what is
+// in flight finishes and is measured, and the run is neither canceled nor
+// an error.
+func TestDispatchStopEndsTheScheduleAndDrains(t *testing.T) {
+	sched := arrival.ConstantSchedule(10, 10*time.Second)
+	start := time.Now()
+	rec := observe.NewRecorder(start, 10*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
+	stop := make(chan struct{})
+	time.AfterFunc(250*time.Millisecond, func() { close(stop) })
+	d := OpenLoop{Schedule: sched, Start: start, Workload: indexWorkload(), Sink: rec,
+		Sender: Sender{Doer: sleepDoer(300 * time.Millisecond)}, Stop: stop}
+	res, err := d.Run(context.Background())
+	require.NoError(t, err)
+	assert.True(t, res.Stopped)
+	assert.False(t, res.Canceled)
+	assert.True(t, res.Drained)
+	assert.Equal(t, 3, res.Sent) // slots at 0, 100 and 200 ms
+	assert.Less(t, time.Since(start), 2*time.Second)
+	s, _ := rec.Summary()
+	assert.Equal(t, 3, s.Requests.Completed, "what was in flight at the stop finished and was measured")
+	assert.Zero(t, s.Requests.Canceled)
+}

@@ -57,6 +57,9 @@ type Recorder struct {
 	// by intended send time, for the trend checks.
 	ttftBlocks []report.TTFTBlock
 	blockLen   time.Duration
+	// timed keeps each completed request's TTFT by its intended time, so
+	// that Cut can cut the halves and blocks again for a shorter window.
+	timed []timedTTFT
 	// clusters are the latencies again, by the second they were observed
 	// in (a request's by its intended second, a gap by the second it
 	// ended), for intervals that allow for correlated observations.
@@ -291,16 +294,9 @@ func (r *Recorder) recordSuccess(o *client.Outcome) {
 	r.observe(r.ttftSend, r.ttftSendC, at, o.First.Sub(o.Sent))
 	r.observe(r.e2el, r.e2elC, at, e2el)
 	r.observe(r.e2elSend, r.e2elSendC, at, o.Last.Sub(o.Sent))
-	if o.Intended.Before(r.mid) {
-		r.ttftFirstHalf.Record(ttft)
-	} else {
-		r.ttftSecondHalf.Record(ttft)
-	}
-	if r.blockLen > 0 {
-		if b := int(o.Intended.Sub(r.measureFrom) / r.blockLen); b >= 0 && b < len(r.ttftBlocks) {
-			r.ttftBlocks[b].Add(int64(o.PromptTokens), ttft)
-		}
-	}
+	t := timedTTFT{at: o.Intended.Sub(r.measureFrom), ttft: ttft, prompt: int64(o.PromptTokens)}
+	r.timed = append(r.timed, t)
+	r.addToBlock(t)
 	r.observeGaps(o.First, o.ITL)
 	n := o.CompletionTokens
 	// TPOT spans first to last token event: leave out a token that came

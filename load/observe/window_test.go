@@ -61,3 +61,32 @@ func TestClientLimitIsADrop(t *testing.T) {
 	assert.Equal(t, 1, ev.Due)
 	assert.Zero(t, ev.SentInWindow)
 }
+
+// A window cut short (a step stopped once decided) is judged as a step of
+// that length would be: its halves and trend blocks cut over the shorter
+// window, its rate over it.
+func TestCutWindowIsAShorterStep(t *testing.T) {
+	t0 := time.Now()
+	long := NewRecorder(t0, 20*time.Second, PerRequestLimits{}, LengthCheck{})
+	short := NewRecorder(t0, 8*time.Second, PerRequestLimits{}, LengthCheck{})
+	for i := range 40 { // one request every 200 ms over the first 8 s, TTFT rising
+		o := &client.Outcome{Intended: t0.Add(time.Duration(i) * 200 * time.Millisecond), PromptTokens: 100 + i}
+		o.Sent = o.Intended
+		o.First, o.Last = o.Sent.Add(time.Duration(10+i)*time.Millisecond), o.Sent.Add(time.Duration(60+i)*time.Millisecond)
+		o.CompletionTokens = 2
+		for _, r := range []*Recorder{long, short} {
+			r.Started(o.Intended)
+			r.Record(o, o.Last)
+		}
+	}
+	long.Cut(t0.Add(8 * time.Second))
+	assert.Equal(t, 8*time.Second, long.Window())
+	got, gotEv := long.Summary()
+	want, wantEv := short.Summary()
+	assert.Equal(t, want.RateAchieved, got.RateAchieved)
+	assert.Equal(t, wantEv.TTFTBlocks, gotEv.TTFTBlocks)
+	assert.Equal(t, wantEv.TTFTFirstHalfP50, gotEv.TTFTFirstHalfP50)
+	assert.Equal(t, wantEv.SecondHalfN, gotEv.SecondHalfN)
+	long.Cut(t0.Add(12 * time.Second))
+	assert.Equal(t, 8*time.Second, long.Window(), "a cut never lengthens the window")
+}

@@ -219,7 +219,7 @@ func StartScraper(ctx context.Context, hc *http.Client, baseURL string, every ti
 	}
 	s := &Scraper{hc: hc, baseURL: baseURL, every: every, from: from, until: until, stop: make(chan struct{}), done: make(chan struct{})}
 	s.scrape(ctx)
-	go s.loop(ctx)
+	go s.loop(ctx, from, until)
 	return s
 }
 
@@ -236,7 +236,7 @@ func (s *Scraper) scrape(ctx context.Context) {
 	s.samples = append(s.samples, smp)
 }
 
-func (s *Scraper) loop(ctx context.Context) {
+func (s *Scraper) loop(ctx context.Context, from, until time.Time) {
 	defer close(s.done)
 	t := time.NewTicker(s.every)
 	defer t.Stop()
@@ -245,9 +245,9 @@ func (s *Scraper) loop(ctx context.Context) {
 	// catching up after a stall) never doubles the load on the server's
 	// /metrics while it is being measured.
 	periodic := rate.NewLimiter(rate.Every(s.every/2), 1)
-	baseline := time.NewTimer(time.Until(s.from))
+	baseline := time.NewTimer(time.Until(from))
 	defer baseline.Stop()
-	end := time.NewTimer(time.Until(s.until))
+	end := time.NewTimer(time.Until(until))
 	defer end.Stop()
 	for {
 		select {
@@ -264,6 +264,18 @@ func (s *Scraper) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// Cut ends the window at until, before its planned end (a step stopped
+// once decided): the queue's level and trend are judged up to it. It takes
+// a scrape there.
+func (s *Scraper) Cut(ctx context.Context, until time.Time) {
+	s.scrape(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if until.Before(s.until) {
+		s.until = until
 	}
 }
 
