@@ -57,6 +57,7 @@ type Result struct {
 	Dropped   int
 	Canceled  bool      // ctx ended before the schedule did
 	Stopped   bool      // Stop was closed before the schedule ended
+	StoppedAt time.Time // when stopped: the intended time of the first slot not sent
 	Drained   bool      // every request finished before the drain bound
 	End       time.Time // when the last request finished or the bound passed
 }
@@ -124,9 +125,9 @@ func (o *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 	}
 	wait := newWaiter(schedCtx, o.Wait)
 	defer wait.close()
-	ended := func() {
+	ended := func(intended time.Time) {
 		if ctx.Err() == nil && o.Stop != nil {
-			res.Stopped = true
+			res.Stopped, res.StoppedAt = true, intended
 			return
 		}
 		res.Canceled = true
@@ -139,11 +140,11 @@ dispatch:
 		select {
 		case req = <-prepared:
 		case <-schedCtx.Done():
-			ended()
+			ended(intended)
 			break dispatch
 		}
 		if !wait.until(schedCtx, intended) {
-			ended()
+			ended(intended)
 			break dispatch
 		}
 		if o.MaxInFlight > 0 && inFlight.Load() >= int64(o.MaxInFlight) {

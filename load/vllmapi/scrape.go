@@ -268,10 +268,8 @@ func (s *Scraper) loop(ctx context.Context, from, until time.Time) {
 }
 
 // Cut ends the window at until, before its planned end (a step stopped
-// once decided): the queue's level and trend are judged up to it. It takes
-// a scrape there.
-func (s *Scraper) Cut(ctx context.Context, until time.Time) {
-	s.scrape(ctx)
+// once decided): the queue's level and trend are judged up to it.
+func (s *Scraper) Cut(until time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if until.Before(s.until) {
