@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmslo/llmslo/internal/reporttest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/stats"
 	"github.com/stretchr/testify/assert"
@@ -87,19 +88,8 @@ func stripTags(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// sessionStep is a session replay's step, its turns by position.
-func sessionStep() report.StepReport {
-	return report.StepReport{Name: "rate=0.5", RateTarget: 0.5, RateAchieved: 0.45, DurationS: 20, Verdict: report.VerdictPass,
-		Sessions: &report.SessionCounts{Scheduled: 10, Started: 10, StartedInWindow: 9, Completed: 9, Cut: 1, TurnsNotSent: 3, SubAgents: 4,
-			ThinkTimeScale: 0.1, MaxThinkS: 2, ExpectedPrefixHitRate: 0.86},
-		Turns: &report.TurnPositions{
-			First: report.TurnStats{Sent: 14, Completed: 14, TTFT: stats.Summary{Count: 14, P50: 812, P95: 1400}},
-			Later: report.TurnStats{Sent: 120, Completed: 119, Failed: 1, TTFT: stats.Summary{Count: 120, P50: 95, P95: 180}},
-		}}
-}
-
 func TestSessionStepsSaySessionsPerSecond(t *testing.T) {
-	st := sessionStep()
+	st := reporttest.SessionStep()
 	var out bytes.Buffer
 	WriteSummary(&out, &report.Report{Steps: []report.StepReport{st}, Verdict: report.VerdictPass})
 	assert.Contains(t, out.String(), "asked sessions/s")

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"encoding/json"
@@ -8,25 +8,28 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/internal/reporttest"
+	"github.com/llmslo/llmslo/load/report"
 )
 
 // The JSON report says what a sweep found beside its worst step's verdict.
 func TestWriteJSONRecordsTheSearchOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		rep      Report
+		rep      report.Report
 		outcome  string
 		sentence string
 	}{
-		{"knee", Report{Verdict: VerdictFail, Capacity: &Capacity{PassRate: 10, FailRate: 12}}, OutcomeKneeFound,
+		{"knee", report.Report{Verdict: report.VerdictFail, Capacity: &report.Capacity{PassRate: 10, FailRate: 12}}, report.OutcomeKneeFound,
 			"knee found: 10 req/s meets every SLO; 12 req/s does not"},
-		{"below", Report{Verdict: VerdictFail, Capacity: &Capacity{FailRate: 4}}, OutcomeBelowLowestRate,
+		{"below", report.Report{Verdict: report.VerdictFail, Capacity: &report.Capacity{FailRate: 4}}, report.OutcomeBelowLowestRate,
 			"below the lowest rate: fails at every rate tried, the lowest was 4 req/s"},
-		{"sessions", Report{Verdict: VerdictFail, Capacity: &Capacity{PassRate: 0.5, FailRate: 1},
-			Steps: []StepReport{sessionStep()}}, OutcomeKneeFound, "knee found: 0.5 sessions/s meets every SLO; 1 sessions/s does not"},
-		{"every rate passed", Report{Verdict: VerdictPass, Capacity: &Capacity{PassRate: 16}}, "", ""},
-		{"fixed rates", Report{Verdict: VerdictFail}, "", ""},
-		{"invalid", Report{Verdict: VerdictInvalid, Capacity: &Capacity{PassRate: 8}}, "", ""},
+		{"sessions", report.Report{Verdict: report.VerdictFail, Capacity: &report.Capacity{PassRate: 0.5, FailRate: 1},
+			Steps: []report.StepReport{reporttest.SessionStep()}}, report.OutcomeKneeFound, "knee found: 0.5 sessions/s meets every SLO; 1 sessions/s does not"},
+		{"every rate passed", report.Report{Verdict: report.VerdictPass, Capacity: &report.Capacity{PassRate: 16}}, "", ""},
+		{"fixed rates", report.Report{Verdict: report.VerdictFail}, "", ""},
+		{"invalid", report.Report{Verdict: report.VerdictInvalid, Capacity: &report.Capacity{PassRate: 8}}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "r.json")

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/llmslo/llmslo/internal/nearest"
 	"github.com/llmslo/llmslo/load/report"
 )
 
@@ -118,7 +119,7 @@ func ParseSLO(s string) (SLO, error) {
 	metric := report.Metric(strings.ToLower(metricText))
 	if !knownMetric(metric) {
 		hint := ""
-		if m, ok := closestMetric(string(metric)); ok {
+		if m, ok := nearest.Name(string(metric), sloMetrics, 2); ok { // metrics are short: two edits is a typo
 			hint = fmt.Sprintf(" (did you mean %q?)", m)
 		}
 		return fail("unknown metric %q%s; valid metrics: %s", metricText, hint, sloMetricList)
@@ -176,39 +177,6 @@ func knownMetric(m report.Metric) bool {
 		}
 	}
 	return false
-}
-
-// closestMetric suggests a metric within two edits of a typo.
-func closestMetric(s string) (report.Metric, bool) {
-	best, bestDist := report.Metric(""), 3
-	for _, m := range sloMetrics {
-		if d := editDistance(s, string(m)); d < bestDist {
-			best, bestDist = m, d
-		}
-	}
-	return best, best != ""
-}
-
-// editDistance is the Levenshtein distance between two short strings.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // parsePercentile reads "p95", "p99.9" or "p999" (= 99.9).

@@ -142,20 +142,6 @@ func TestDefaultSLOs(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"ttft", "ttft", 0}, {"tfft", "ttft", 1}, {"ttf", "ttft", 1}, {"itl", "tpot", 4}, {"", "abc", 3}, {"µs", "us", 1},
-	}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestErrorRateStringRoundTrips(t *testing.T) {
 	rates := []float64{1e-9, 1.0 / 3, 0.123456789, 0.999999}
 	for i := 0; i <= 1000; i++ {
