@@ -22,6 +22,13 @@ const (
 	DefaultSeed     = 1
 )
 
+// DefaultMinDuration is the floor of a step run until decided: ten
+// seconds measured, so that a percentile's design effect has the eight
+// one-second clusters it is estimated from (stats.Clusters.DesignEffect)
+// with two to spare, and the trend its blocks, before any look may stop
+// the step (docs/verdicts.md).
+const DefaultMinDuration = 10 * time.Second
+
 // DefaultRates are the rate steps when none are given: a moderate rate and
 // twice it. At the default 60 s each gives the 200 requests a p95 needs.
 // A function, so that no caller can change them for every other.
@@ -48,8 +55,19 @@ type Plan struct {
 	Process  arrival.Process
 	Duration time.Duration
 	Warmup   time.Duration
-	Seed     int64
-	API      workload.API
+	// UntilDecided runs each step until its verdict is decided: it looks
+	// at the step every second once MinDuration is measured, and stops it
+	// as soon as every SLO, the error guard and the baseline comparison
+	// are conclusive on intervals valid at every look, and no hazard
+	// needs more data (verdict.Decide). Duration is then the cap: a step
+	// not decided by it is judged on its full window, as any step is.
+	// Open-loop arrivals only (not sessions).
+	UntilDecided bool
+	// MinDuration is the floor of a step run until decided: no look stops
+	// it earlier. Zero means DefaultMinDuration.
+	MinDuration time.Duration
+	Seed        int64
+	API         workload.API
 	// SLOs are the objectives each step is judged on (verdict.ParseSLOs
 	// reads their text form); the error-rate guard is added when absent.
 	SLOs []verdict.SLO
@@ -227,7 +245,25 @@ func (p *Plan) checkPacing() error {
 	if p.Warmup < 0 {
 		return &SettingError{Field: "Warmup", Value: p.Warmup.String(), Problem: "want 0 (none) or a positive duration"}
 	}
+	return p.checkUntilDecided()
+}
+
+// checkUntilDecided checks the floor of a step run until decided, and
+// that its steps can stop early.
+func (p *Plan) checkUntilDecided() error {
+	if p.MinDuration < 0 || p.MinDuration > p.Duration {
+		return &SettingError{Field: "MinDuration", Value: p.MinDuration.String(),
+			Problem: fmt.Sprintf("want 0 (the default %s) or a duration up to {Duration} (%s)", DefaultMinDuration, p.Duration)}
+	}
 	return nil
+}
+
+// minDuration is the floor of a step run until decided.
+func (p *Plan) minDuration() time.Duration {
+	if p.MinDuration > 0 {
+		return p.MinDuration
+	}
+	return min(DefaultMinDuration, p.Duration)
 }
 
 // checkJudging checks the settings that qualify others: the fit margin,

@@ -32,12 +32,21 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 	if err != nil {
 		return nil, 0, err
 	}
-	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first, Sink: p.recorder(f.rec, f.name, f.start, f.measureFrom),
-		Cancel: p.Cancel, Sender: p.Send}
+	dec := f.newDecider(countFrom(sched, p.Warmup))
+	d := dispatch.OpenLoop{Schedule: sched, Start: f.start, Workload: work, FirstIndex: first,
+		Sink: dec.sink(p.recorder(f.rec, f.name, f.start, f.measureFrom)), Cancel: p.Cancel, Sender: p.Send, Stop: dec.stopCh()}
+	dec.start(ctx)
 	res, runErr := d.Run(ctx)
+	f.decision = dec.finish()
+	if res.Stopped {
+		f.cut(res.StoppedAt)
+	}
 	st, runErr := f.close(ctx, res.Canceled, runErr, func(st *report.StepReport, _ *observe.Evidence) {
 		st.Evidence = f.rec.ReportEvidence()
 		st.Requests.Scheduled = countFrom(sched, p.Warmup)
+		if res.Stopped {
+			st.Requests.Scheduled = countBetween(sched, p.Warmup, res.StoppedAt.Sub(f.start))
+		}
 	})
 	return st, used, runErr
 }
@@ -57,6 +66,17 @@ type stepFrame struct {
 	scraper            *vllmapi.Scraper
 	stopProgress       func()
 	mon                *observe.Monitor
+	// decision is how a step run until decided ended (nil otherwise).
+	decision *report.Decision
+}
+
+// cut ends the measured window at end: a step stopped once decided is
+// judged as a step of that length.
+func (f *stepFrame) cut(end time.Time) {
+	f.rec.Cut(end)
+	if f.scraper != nil {
+		f.scraper.Cut(end)
+	}
 }
 
 // openStep starts a step's frame; lead is the time before the first send
@@ -99,7 +119,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	rs, ev := f.rec.Summary()
 	st := &rs
 	st.Name, st.RateTarget, st.Arrival = f.name, f.rate, p.Arrival.String()
-	st.DurationS, st.WarmupS = p.Duration.Seconds(), p.Warmup.Seconds()
+	st.DurationS, st.WarmupS = f.rec.Window().Seconds(), p.Warmup.Seconds()
 	st.StartedAt = f.measureFrom.UTC()
 	st.Client = client
 	if f.scraper != nil {
@@ -119,7 +139,11 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
 	finishStep(st, due)
-	j := verdict.Judge(st, ev, p.judge)
+	c := p.judge
+	if st.Decision = f.decision; st.Decision != nil {
+		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, BaselineLook: true}
+	}
+	j := verdict.Judge(st, ev, c)
 	j.Apply(st)
 	if p.overload != nil {
 		// An overload step is judged by the overload gate instead of the
@@ -156,6 +180,17 @@ func (p *stepPlan) judging() verdict.Criteria {
 }
 
 // countFrom counts the offsets at or after from: the measured requests.
+// countBetween counts the offsets in [from, until).
+func countBetween(sched []time.Duration, from, until time.Duration) int {
+	n := 0
+	for _, o := range sched {
+		if o >= from && o < until {
+			n++
+		}
+	}
+	return n
+}
+
 func countFrom(sched []time.Duration, from time.Duration) int {
 	n := 0
 	for _, o := range sched {

@@ -86,6 +86,8 @@ func (p *stepPlan) settle() error {
 		return errors.New("plan has no Doer")
 	case p.Workload == nil && p.Sessions == nil:
 		return errors.New("plan has no Workload")
+	case p.Sessions != nil && p.UntilDecided:
+		return &SettingError{Field: "UntilDecided", Problem: "stops open-loop steps; a session replay runs its whole window"}
 	case p.Sessions != nil:
 		if err := p.Sessions.validate(); err != nil {
 			return err

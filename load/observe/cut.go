@@ -35,6 +35,10 @@ func (r *Recorder) addToBlock(t timedTTFT) {
 func (r *Recorder) Cut(end time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.cutLocked(end)
+}
+
+func (r *Recorder) cutLocked(end time.Time) {
 	if !end.Before(r.end) || !end.After(r.measureFrom) {
 		return
 	}
@@ -52,4 +56,46 @@ func (r *Recorder) Window() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.end.Sub(r.measureFrom)
+}
+
+// summaryUntil is Summary as if the window ended at end (no later than
+// planned): the halves, trend blocks and rate over the shorter window,
+// leaving the recorder as it was. The caller must keep Record and Cut
+// from running meanwhile (Cohort does), since the report shares the
+// recorder's histograms.
+func (r *Recorder) summaryUntil(end time.Time) (report.StepReport, Evidence) {
+	r.mu.Lock()
+	saved := *r.windowState()
+	r.cutLocked(end)
+	r.mu.Unlock()
+	s, ev := r.Summary()
+	r.mu.Lock()
+	r.restoreWindow(saved)
+	r.mu.Unlock()
+	return s, ev
+}
+
+// windowShape is what Cut changes.
+type windowShape struct {
+	end, mid                      time.Time
+	blockLen                      time.Duration
+	ttftFirstHalf, ttftSecondHalf *stats.Histogram
+	ttftBlocks                    []report.TTFTBlock
+}
+
+func (r *Recorder) windowState() *windowShape {
+	return &windowShape{r.end, r.mid, r.blockLen, r.ttftFirstHalf, r.ttftSecondHalf, r.ttftBlocks}
+}
+
+func (r *Recorder) restoreWindow(w windowShape) {
+	r.end, r.mid, r.blockLen = w.end, w.mid, w.blockLen
+	r.ttftFirstHalf, r.ttftSecondHalf, r.ttftBlocks = w.ttftFirstHalf, w.ttftSecondHalf, w.ttftBlocks
+}
+
+// measuredCount is how many measured requests have been recorded, sent
+// or dropped.
+func (r *Recorder) measuredCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sent + r.dropped
 }

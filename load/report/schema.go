@@ -150,6 +150,10 @@ type SLOResult struct {
 	// request failed, or none produced the metric): it fails, and its
 	// observed value is absent, not 0 ms.
 	NoObservations bool `json:"no_observations,omitempty"`
+	// Anytime is the interval valid at every look (a step run until
+	// decided), in ms or, for error_rate, as fractions; Conclusive then
+	// rests on it rather than on the 95% interval. Absent otherwise.
+	Anytime *Bounds `json:"anytime,omitempty"`
 }
 
 // NotJudged is a check a step could not make, and why: a server without
@@ -262,6 +266,9 @@ type StepReport struct {
 	// on a step run as one (docs/verdicts.md).
 	ShedTime     *stats.Summary `json:"shed_time_ms,omitempty"`
 	OverloadGate *OverloadGate  `json:"overload_gate,omitempty"`
+	// Decision is set on a step run until decided: when it stopped and
+	// why, or that it ran to its cap (docs/verdicts.md).
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers

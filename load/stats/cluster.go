@@ -301,3 +301,25 @@ func (c *Clusters) UnmarshalJSON(b []byte) error {
 	*c = fresh
 	return nil
 }
+
+// Seconds is how many one-second clusters c spans.
+func (c *Clusters) Seconds() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.secs)
+}
+
+// Prefix returns the clusters of c's first secs seconds (sharing their
+// counts, which neither may change afterwards): the same observations a
+// step cut short at that second would hold.
+func (c *Clusters) Prefix(secs int) *Clusters {
+	if c == nil || secs >= len(c.secs) {
+		return c
+	}
+	p := &Clusters{secs: c.secs[:max(secs, 0):max(secs, 0)]}
+	for _, s := range p.secs {
+		p.n += s.n
+	}
+	return p
+}

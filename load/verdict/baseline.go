@@ -26,6 +26,14 @@ var ErrBaselineStep = errors.New("no baseline to compare with")
 // paired says the two runs were checked to send the same requests on the
 // same schedule (load.Open checks it): the comparison is then paired.
 func CompareBaseline(base *report.Report, st *report.StepReport, paired bool, tolerance float64) ([]report.BaselineCheck, error) {
+	return compareBaseline(base, st, paired, tolerance, CIConfidence, false)
+}
+
+// compareBaseline is CompareBaseline at confidence conf. sameSeconds
+// compares only the seconds both steps measured, as a step cut short by
+// its decision, or a look at one in progress, needs: the same requests on
+// the same schedule, and none the other never sent.
+func compareBaseline(base *report.Report, st *report.StepReport, paired bool, tolerance, conf float64, sameSeconds bool) ([]report.BaselineCheck, error) {
 	var bs *report.StepReport
 	for i := range base.Steps {
 		if base.Steps[i].Name == st.Name {
@@ -47,7 +55,7 @@ func CompareBaseline(base *report.Report, st *report.StepReport, paired bool, to
 		c := report.BaselineCheck{Metric: r.Metric, Percentile: r.Percentile, BaselineMs: b.ObservedMs,
 			ObservedMs: r.ObservedMs, CI95Ms: r.CI95Ms, Ratio: r.ObservedMs / b.ObservedMs,
 			Paired: paired, Tolerance: tolerance}
-		if est, ok := ratioEstimate(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, paired); ok {
+		if est, ok := ratioEstimate(st, bs, report.Metric(r.Metric), r.Percentile, r.DesignEffect, b.DesignEffect, paired, conf, sameSeconds); ok {
 			c.Ratio, c.RatioCI95 = est.point, &[2]float64{est.lo, est.hi}
 		}
 		switch {
@@ -75,7 +83,7 @@ type ratio struct{ point, lo, hi float64 }
 // hi_new/lo_base] from both runs' order-statistic intervals, each widened
 // by its run's design effect. ok is false when either run lacks the
 // histogram or the samples for an interval.
-func ratioEstimate(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool) (ratio, bool) {
+func ratioEstimate(st, bs *report.StepReport, m report.Metric, p, deffNew, deffBase float64, paired bool, conf float64, sameSeconds bool) (ratio, bool) {
 	hn, hb := st.Histogram(m), bs.Histogram(m)
 	if hn == nil || hb == nil {
 		return ratio{}, false
@@ -84,7 +92,11 @@ func ratioEstimate(st, bs *report.StepReport, m report.Metric, p, deffNew, deffB
 		return ratio{}, false // too few for the percentile, whatever the method
 	}
 	if cn, cb := st.Clusters[m], bs.Clusters[m]; cn.Count() > 0 && cb.Count() > 0 {
-		if point, lo, hi, ok := stats.RatioEstimate(cn, cb, p, CIConfidence, paired); ok {
+		if sameSeconds {
+			secs := min(cn.Seconds(), cb.Seconds())
+			cn, cb = cn.Prefix(secs), cb.Prefix(secs)
+		}
+		if point, lo, hi, ok := stats.RatioEstimate(cn, cb, p, conf, paired); ok {
 			return ratio{point, lo, hi}, true
 		}
 	}

@@ -62,7 +62,7 @@ func TestCompareBaselineUsesBothRunsIntervals(t *testing.T) {
 			h.Record(time.Duration(scale * float64(50*time.Millisecond) * rng.ExpFloat64()))
 		}
 		s := &report.StepReport{Name: "rate=8", Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h}}
-		s.SLO = judgeSLOs(s, []SLO{{Metric: report.MetricTTFT, Percentile: 95, Limit: time.Hour}}, false)
+		s.SLO = judgeSLOs(s, []SLO{{Metric: report.MetricTTFT, Percentile: 95, Limit: time.Hour}}, false, nil)
 		return s
 	}
 	base := &report.Report{Seed: 3, Steps: []report.StepReport{*step(1, 2000)}}

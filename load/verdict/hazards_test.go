@@ -18,7 +18,7 @@ func stepWithTTFT(n int, d time.Duration, slos []SLO) *report.StepReport {
 		h.Record(d)
 	}
 	s := &report.StepReport{RateTarget: 10, DurationS: float64(n) / 10, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: h}}
-	s.SLO = judgeSLOs(s, slos, false)
+	s.SLO = judgeSLOs(s, slos, false, nil)
 	return s
 }
 
@@ -78,7 +78,7 @@ func TestTooFewSamplesFixCoversEveryMetric(t *testing.T) {
 		itl.Record(d)
 	}
 	s := &report.StepReport{RateTarget: 50, DurationS: 4, Histograms: map[report.Metric]*stats.Histogram{report.MetricTTFT: ttft, report.MetricITL: itl}}
-	s.SLO = judgeSLOs(s, slos, false)
+	s.SLO = judgeSLOs(s, slos, false, nil)
 	f := tooFewSamples(s, stepEvidence{slos: slos}, DefaultThresholds())
 	require.True(t, f.decides)
 	assert.NotContains(t, f.Message, "ttft.p95")

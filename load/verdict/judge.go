@@ -15,14 +15,19 @@ const CIConfidence = 0.95
 
 // judgeSLOs checks every SLO against the step. In strict mode an SLO
 // passes only when the upper end of its 95% interval is within the limit.
-func judgeSLOs(s *report.StepReport, slos []SLO, strict bool) []report.SLOResult {
+func judgeSLOs(s *report.StepReport, slos []SLO, strict bool, seq *Sequential) []report.SLOResult {
 	out := make([]report.SLOResult, 0, len(slos))
 	for _, slo := range slos {
+		var r report.SLOResult
 		if slo.Metric == report.MetricErrorRate {
-			out = append(out, judgeErrorRate(s, slo, strict))
-			continue
+			r = judgeErrorRate(s, slo, strict)
+		} else {
+			r = judgeLatency(s.Histograms[slo.Metric], s.Clusters[slo.Metric], slo, strict)
 		}
-		out = append(out, judgeLatency(s.Histograms[slo.Metric], s.Clusters[slo.Metric], slo, strict))
+		if seq != nil {
+			judgeAnytime(&r, s, slo, strict)
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -170,7 +175,7 @@ func Guarded(slos []SLO) []SLO {
 
 // Check checks one SLO against a step, as the step's own SLOs were.
 func Check(s *report.StepReport, slo SLO, strict bool) report.SLOResult {
-	return judgeSLOs(s, []SLO{slo}, strict)[0]
+	return judgeSLOs(s, []SLO{slo}, strict, nil)[0]
 }
 
 // Criteria are what a step is judged against. Its zero Thresholds mean the
@@ -205,6 +210,10 @@ type Criteria struct {
 	// to lighten the load, notes that the workload was lighter than asked.
 	// Without it such a step is invalid (length_mismatch).
 	LengthsAdvisory bool
+	// Sequential, when set, says the step runs until decided: its SLOs
+	// are conclusive only on anytime intervals, and its baseline
+	// comparisons spend the error rate over a few looks (sequential.go).
+	Sequential *Sequential
 }
 
 // Judge decides the step's SLO results, over-capacity finding, hazards,
@@ -214,7 +223,7 @@ type Criteria struct {
 func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 	slos := Guarded(c.SLOs)
 	th := c.Thresholds.Resolved()
-	j := Judgement{SLO: judgeSLOs(s, slos, c.Strict)}
+	j := Judgement{SLO: judgeSLOs(s, slos, c.Strict, c.Sequential)}
 	// The checks and Binding read what was decided before them from a
 	// step: from a copy, into which the judgement is written as it grows.
 	// The copy shares s's maps and histograms, which they only read.
@@ -223,7 +232,12 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 	sev := stepEvidence{Evidence: ev, expectedHitRate: c.ExpectedPrefixHitRate,
 		meanOutput: c.MeanOutputTokens, lengthsAdvisory: c.LengthsAdvisory, inProcessServer: c.InProcessServer, slos: slos, strict: c.Strict}
 	if c.Baseline != nil {
-		j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
+		switch seq := c.Sequential; {
+		case seq == nil:
+			j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
+		case seq.BaselineLook:
+			j.Baseline, j.BaselineErr = compareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance, BaselineConfidence, true)
+		}
 		sev.baseline = baselineTrend(c, s, th)
 	}
 	j.OverCapacity = overCapacity(&judged, sev, th)
@@ -247,7 +261,7 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 // judgement holds no hazards, notes, overload or binding. s is left as it
 // was.
 func JudgeSLOs(s *report.StepReport, c Criteria) Judgement {
-	j := Judgement{SLO: judgeSLOs(s, Guarded(c.SLOs), c.Strict)}
+	j := Judgement{SLO: judgeSLOs(s, Guarded(c.SLOs), c.Strict, c.Sequential)}
 	j.Verdict = verdictOf(j)
 	return j
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -275,6 +276,15 @@ func (s *Scraper) Cut(until time.Time) {
 	if until.Before(s.until) {
 		s.until = until
 	}
+}
+
+// Peek summarises the samples so far as if the window ended at until,
+// without stopping: a look at a step in progress.
+func (s *Scraper) Peek(until time.Time) ServerStats {
+	s.mu.Lock()
+	samples := slices.Clone(s.samples)
+	s.mu.Unlock()
+	return SummariseServer(samples, s.from, until)
 }
 
 // Stop takes a last scrape and summarises.

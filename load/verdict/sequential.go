@@ -1,0 +1,278 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/stats"
+)
+
+// Sequential is what judging a step run until decided needs besides the
+// step: its cap, and whether this judgement may compare with the baseline.
+//
+// Such a step is looked at every second and stops once its verdict cannot
+// change (Decide). Its SLOs are conclusive only on anytime intervals
+// (stats.QuantileCS, stats.ProportionCS), which hold at every look at
+// once, so that looking often does not buy wrong verdicts. The baseline's
+// ratio interval is a bootstrap that has no anytime form: it is computed at
+// BaselineLooks looks only (each quarter of the cap), each at confidence
+// 1 − (1 − CIConfidence)/BaselineLooks, so that the four together err at
+// most as often as one 95% interval.
+type Sequential struct {
+	// CapS is the measured window's planned length, in seconds.
+	CapS float64
+	// PlannedRequests is how many measured requests the cap holds.
+	PlannedRequests int
+	// BaselineLook says this judgement is one of the BaselineLooks
+	// (always so for the step's last judgement).
+	BaselineLook bool
+}
+
+// BaselineLooks is how many looks of a step run until decided may compare
+// it with the baseline.
+const BaselineLooks = 4
+
+// BaselineConfidence is each of those looks' confidence.
+const BaselineConfidence = 1 - (1-CIConfidence)/BaselineLooks
+
+// IsBaselineLook says whether a look at atS seconds, the previous one
+// having been at prevS, is one of the BaselineLooks over a cap of capS: the
+// first look at or past each quarter.
+func IsBaselineLook(prevS, atS, capS float64) bool {
+	if capS <= 0 {
+		return false
+	}
+	return math.Floor(atS/capS*BaselineLooks) > math.Floor(prevS/capS*BaselineLooks)
+}
+
+// tunedFor is the sample size an anytime interval for percentile p is
+// made narrowest at: the samples too_few_samples asks of it by default.
+func tunedFor(p float64) int64 {
+	return int64(math.Ceil(DefaultThresholds().MinTailSamples / (1 - p/100)))
+}
+
+// guardTunedFor is the sample size the error guard's anytime interval is
+// made narrowest at: a few dozen requests, where a step stops soonest (at
+// 0 unserved of 100 its upper end is 3.4%, below Wilson's fixed 3.7%).
+const guardTunedFor = 30
+
+// judgeAnytime sets r's anytime interval and rests Conclusive (and, in
+// strict mode, Pass) on it.
+func judgeAnytime(r *report.SLOResult, s *report.StepReport, slo SLO, strict bool) {
+	if slo.Metric == report.MetricErrorRate {
+		n := int64(s.Requests.Judged())
+		if n == 0 {
+			return
+		}
+		k := int64(s.Requests.Unserved())
+		lo, hi := stats.ProportionCS(k, n, CIConfidence, guardTunedFor)
+		r.Anytime = &report.Bounds{Lo: &lo, Hi: &hi}
+		r.Conclusive = hi <= slo.MaxRate || lo > slo.MaxRate
+		if strict {
+			r.Pass = hi <= slo.MaxRate
+		}
+		return
+	}
+	h := s.Histograms[slo.Metric]
+	if h == nil || h.Count() == 0 {
+		return
+	}
+	deff := s.Clusters[slo.Metric].DesignEffect(h.Quantile(slo.Percentile))
+	lo, hi, hasLo, hasHi := h.QuantileCS(slo.Percentile, CIConfidence, deff, tunedFor(slo.Percentile))
+	b := &report.Bounds{}
+	if hasLo {
+		v := ms(lo)
+		b.Lo = &v
+	}
+	if hasHi {
+		v := ms(hi)
+		b.Hi = &v
+	}
+	r.Anytime = b
+	r.Conclusive = (hasHi && hi <= slo.Limit) || (hasLo && lo > slo.Limit)
+	if strict {
+		r.Pass = hasHi && hi <= slo.Limit
+	}
+}
+
+// Decision is what a look at a step in progress found: whether its
+// verdict is decided, which, and why; and every gated SLO's anytime
+// interval.
+type Decision struct {
+	Decided bool
+	Verdict report.Verdict
+	Why     string
+	SLOs    []string
+	Bounds  []report.Bounds
+}
+
+// Decide judges a step in progress (the cohort of its first requests,
+// all finished; see observe.Cohort) on c, which must be Sequential, and
+// says whether it may stop:
+//
+//   - as PASS, when it would pass with every latency SLO conclusive on
+//     its anytime interval, no hazard, the error guard unable to fail it
+//     by the cap at any rate the anytime interval still allows, every
+//     baseline comparison conclusive, and the delay's trend ruled out: no
+//     rise that over-capacity would call, over the whole cap;
+//   - as FAIL, when it would fail on a conclusive error rate, or on a
+//     conclusive latency SLO or regression once the trend is settled
+//     either way (over capacity found, or ruled out), so that stopping
+//     never hides the finding the full window would show.
+func Decide(s *report.StepReport, ev observe.Evidence, c Criteria) Decision {
+	j := Judge(s, ev, c)
+	d := Decision{}
+	for i, r := range j.SLO {
+		d.SLOs = append(d.SLOs, Guarded(c.SLOs)[i].Name())
+		b := report.Bounds{}
+		if r.Anytime != nil {
+			b = *r.Anytime
+		}
+		d.Bounds = append(d.Bounds, b)
+	}
+	th := c.Thresholds.Resolved()
+	switch j.Verdict {
+	case report.VerdictPass:
+		if why, ok := passDecided(s, ev.TTFTBlocks, j, c, th); ok {
+			d.Decided, d.Verdict, d.Why = true, report.VerdictPass, why
+		} else {
+			d.Why = why
+		}
+	case report.VerdictFail:
+		if why, ok := failDecided(s, ev.TTFTBlocks, j, c, th); ok {
+			d.Decided, d.Verdict, d.Why = true, report.VerdictFail, why
+		} else {
+			d.Why = why
+		}
+	default:
+		d.Why = "a hazard is open: " + hazardKinds(j.Hazards)
+	}
+	return d
+}
+
+func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c Criteria, th Thresholds) (string, bool) {
+	slos := Guarded(c.SLOs)
+	var said []string
+	for i, r := range j.SLO {
+		slo := slos[i]
+		if slo.Metric == report.MetricErrorRate {
+			if !r.Conclusive && (c.Strict || !guardSettled(s, r, slo, c.Sequential)) {
+				return fmt.Sprintf("%s is open (%d of %d unserved)", slo.Name(), s.Requests.Unserved(), s.Requests.Judged()), false
+			}
+			said = append(said, fmt.Sprintf("errors %d of %d", s.Requests.Unserved(), s.Requests.Judged()))
+			continue
+		}
+		if !r.Conclusive {
+			return slo.Name() + " is open: its anytime interval still holds the limit", false
+		}
+		said = append(said, fmt.Sprintf("%s ≤ %s (upper bound %s)", slo.Name(), slo.Limit, msDuration(*r.Anytime.Hi)))
+	}
+	if c.Baseline != nil {
+		if len(j.Baseline) == 0 {
+			return "the baseline has not been compared yet (it is, at each quarter of the cap)", false
+		}
+		for _, b := range j.Baseline {
+			if b.RatioCI95 == nil || b.RatioCI95[1] > 1+b.Tolerance {
+				return fmt.Sprintf("%s.p%g against the baseline is open", b.Metric, b.Percentile), false
+			}
+			said = append(said, fmt.Sprintf("%s.p%g ×%.2f of the baseline (at most ×%.2f)", b.Metric, b.Percentile, b.Ratio, b.RatioCI95[1]))
+		}
+	}
+	if why, ok := trendRuledOut(s, blocks, c, th); !ok {
+		return why, false
+	}
+	return strings.Join(said, ", "), true
+}
+
+func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c Criteria, th Thresholds) (string, bool) {
+	slos := Guarded(c.SLOs)
+	var said []string
+	latency := false
+	for i, r := range j.SLO {
+		if r.Pass || !r.Conclusive {
+			continue
+		}
+		slo := slos[i]
+		if slo.Metric == report.MetricErrorRate {
+			said = append(said, fmt.Sprintf("%s: %d of %d unserved (at least %.1f%%)", slo.Name(),
+				s.Requests.Unserved(), s.Requests.Judged(), 100**r.Anytime.Lo))
+			continue
+		}
+		latency = true
+		said = append(said, fmt.Sprintf("%s > %s (lower bound %s)", slo.Name(), slo.Limit, msDuration(*r.Anytime.Lo)))
+	}
+	for _, reg := range Regressions(j.Baseline) {
+		latency = true
+		said = append(said, reg)
+	}
+	if len(said) == 0 {
+		return "it fails, but not yet conclusively", false
+	}
+	if latency {
+		if j.OverCapacity != nil {
+			said = append(said, "over capacity")
+		} else if why, ok := trendRuledOut(s, blocks, c, th); !ok {
+			return why + " (over capacity is not yet settled)", false
+		}
+	}
+	return strings.Join(said, ", "), true
+}
+
+// guardSettled says the error guard cannot fail the step by its cap: at
+// the highest error rate its anytime interval still allows, the requests
+// left to the cap would not bring the whole of the full window's 95%
+// interval over the limit.
+func guardSettled(s *report.StepReport, r report.SLOResult, slo SLO, seq *Sequential) bool {
+	if r.Anytime == nil || r.Anytime.Hi == nil || seq == nil {
+		return false
+	}
+	n := s.Requests.Judged()
+	left := max(seq.PlannedRequests-n, 0)
+	k := float64(s.Requests.Unserved()) + *r.Anytime.Hi*float64(left)
+	total := int64(n + left)
+	lo, _ := stats.WilsonInterval(int64(math.Ceil(k)), total, CIConfidence)
+	return lo <= slo.MaxRate
+}
+
+// trendRuledOut says the delay's trend, fitted on what the step has,
+// bounds its rise over the whole cap below what over_capacity would call.
+func trendRuledOut(s *report.StepReport, blocks []report.TTFTBlock, c Criteria, th Thresholds) (string, bool) {
+	t, ok := delayTrend(s, blocks, th)
+	if !ok {
+		return "the trend has too few blocks yet", false
+	}
+	capS := s.DurationS
+	if c.Sequential != nil {
+		capS = c.Sequential.CapS
+	}
+	matters := max(ms(th.MinTrendRise), th.MinTrendRiseShare*s.TTFT.P50)
+	if t.fit.Hi*capS >= matters {
+		return fmt.Sprintf("%s could still rise by %.0f ms over the cap (%.0f ms would matter)", t.source, t.fit.Hi*capS, matters), false
+	}
+	return "", true
+}
+
+func hazardKinds(hs []report.Hazard) string {
+	var k []string
+	for _, h := range hs {
+		k = append(k, h.Kind)
+	}
+	return strings.Join(k, ", ")
+}
+
+// msDuration writes a millisecond figure as a duration, rounded to what
+// a reader compares with a limit.
+func msDuration(v float64) time.Duration {
+	d := time.Duration(v * float64(time.Millisecond))
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}
