@@ -19,7 +19,7 @@ const lookEvery = time.Second
 
 // decider looks at a step run until decided once a second, from the
 // start of its measured window, and stops its schedule once
-// verdict.Decide finds its verdict decided and the floor is measured. It
+// verdict.JudgeLook finds its verdict decided and the floor is measured. It
 // judges the step's cohort (observe.Cohort): its first requests in send
 // order, all finished, so that the slow ones still in flight are never
 // left out.
@@ -30,7 +30,7 @@ type decider struct {
 	stop    chan struct{}
 	done    chan struct{}
 	quit    chan struct{}
-	record  report.Decision
+	record  report.UntilDecided
 }
 
 // newDecider returns the decider of a step of planned measured requests,
@@ -45,7 +45,7 @@ func (f *stepFrame) newDecider(planned int) *decider {
 		cohort: observe.NewCohort(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
 			p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance, p.LengthsAdvisory)),
 		stop: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{}),
-		record: report.Decision{MinS: p.minDuration().Seconds(), CapS: p.Duration.Seconds()},
+		record: report.UntilDecided{MinS: p.minDuration().Seconds(), CapS: p.Duration.Seconds()},
 	}
 }
 
@@ -110,7 +110,7 @@ func (d *decider) look(prevS, elapsedS float64) bool {
 	}
 	s.Server.MaxNumSeqs = p.MaxNumSeqs
 	c := d.criteria(verdict.IsBaselineLook(prevS, elapsedS, p.Duration.Seconds()))
-	dec := verdict.Decide(&s, ev, c)
+	dec := verdict.JudgeLook(&s, ev, c)
 	d.record.SLOs = dec.SLOs
 	d.record.Looks = append(d.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: dec.Bounds})
 	d.record.Why = dec.Why
@@ -131,7 +131,7 @@ func (d *decider) criteria(baselineLook bool) verdict.Criteria {
 
 // finish stops the looks and returns the decision's record for the step
 // report, saying what was still open when the cap came first.
-func (d *decider) finish() *report.Decision {
+func (d *decider) finish() *report.UntilDecided {
 	if d == nil {
 		return nil
 	}

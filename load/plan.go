@@ -59,7 +59,7 @@ type Plan struct {
 	// at the step every second once MinDuration is measured, and stops it
 	// as soon as every SLO, the error guard and the baseline comparison
 	// are conclusive on intervals valid at every look, and no hazard
-	// needs more data (verdict.Decide). Duration is then the cap: a step
+	// needs more data (verdict.JudgeLook). Duration is then the cap: a step
 	// not decided by it is judged on its full window, as any step is.
 	// Open-loop arrivals only (not sessions).
 	UntilDecided bool

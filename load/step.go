@@ -67,7 +67,7 @@ type stepFrame struct {
 	stopProgress       func()
 	mon                *observe.Monitor
 	// decision is how a step run until decided ended (nil otherwise).
-	decision *report.Decision
+	decision *report.UntilDecided
 }
 
 // cut ends the measured window at end: a step stopped once decided is
@@ -140,7 +140,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	}
 	finishStep(st, due)
 	c := p.judge
-	if st.Decision = f.decision; st.Decision != nil {
+	if st.UntilDecided = f.decision; st.UntilDecided != nil {
 		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, BaselineLook: true}
 	}
 	j := verdict.Judge(st, ev, c)

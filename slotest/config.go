@@ -136,6 +136,16 @@ func WithArrival(spec string) Option {
 // WithDuration sets each step's measured duration (default 60s).
 func WithDuration(d time.Duration) Option { return func(c *config) { c.Duration = d } }
 
+// WithUntilDecided stops each step once its verdict is decided, on
+// intervals valid however often they are checked (load.Plan.UntilDecided):
+// WithDuration is then the cap, and a step not decided by it is judged on
+// its full window. The step's report says when it stopped and why.
+func WithUntilDecided() Option { return func(c *config) { c.UntilDecided = true } }
+
+// WithMinDuration sets the floor of a step run WithUntilDecided: no step
+// stops before d is measured (default 10s).
+func WithMinDuration(d time.Duration) Option { return func(c *config) { c.MinDuration = d } }
+
 // WithWarmup sets each step's unmeasured warm-up (default 10s).
 func WithWarmup(d time.Duration) Option { return func(c *config) { c.Warmup = d } }
 
@@ -223,5 +233,5 @@ var optionNames = map[string]string{
 	"CancelRate": "WithCancel's rate", "CancelAfter": "WithCancel's after", "RequestsOut": "the requests file",
 	"ThinkTimeScale": "WithThinkTimeScale", "MaxThink": "WithMaxThink", "StarvedRetries": "WithStarvedRetries",
 	"BaselineTolerance": "WithBaseline's tolerance", "ResetRunningRequests": "WithResetRunningRequests",
-	"ResetPrefixCache": "WithResetPrefixCache(false)",
+	"ResetPrefixCache": "WithResetPrefixCache(false)", "MinDuration": "WithMinDuration", "UntilDecided": "WithUntilDecided",
 }

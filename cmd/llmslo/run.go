@@ -49,6 +49,8 @@ type runFlags struct {
 	hazardsOff                                          multiFlag
 	starvedRetries                                      int
 	fitMargin                                           float64
+	untilDecided                                        bool
+	minDuration                                         time.Duration
 }
 
 type multiFlag []string
@@ -56,7 +58,13 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
+func (f *runFlags) register(fs *flag.FlagSet) { f.registerDeciding(fs, false) }
+
+// registerDeciding adds the run flags with --until-decided defaulting to
+// untilDecided: off for run (a gate's choice), on for sweep and tune.
+func (f *runFlags) registerDeciding(fs *flag.FlagSet, untilDecided bool) {
+	fs.BoolVar(&f.untilDecided, "until-decided", untilDecided, "stop each step once its verdict is decided, on intervals valid however often they are checked (looked at every second); --duration is then the cap")
+	fs.DurationVar(&f.minDuration, "min-duration", 0, "with --until-decided: no step stops before this much is measured (default 10s, or --duration when shorter)")
 	fs.StringVar(&f.target, "target", "sim", "sim, vllm, or the URL of an OpenAI-compatible server (API key from LLMSLO_API_KEY or OPENAI_API_KEY)")
 	fs.StringVar(&f.fixture, "fixture", load.DefaultFixture, "fixture name (azure-code-2023, azure-conv-2023, fixed:IN:OUT, random:IN:OUT[:RANGE]) or path")
 	fs.StringVar(&f.rates, "rates", "", "comma-separated request rates per second, e.g. 2,4,8 (sessions per second for a fixture with sessions)")
@@ -106,6 +114,7 @@ func (f *runFlags) registerBaseline(fs *flag.FlagSet) {
 func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	c := load.DefaultPlan()
 	c.Duration, c.Warmup, c.Seed = f.duration, f.warmup, f.seed
+	c.UntilDecided, c.MinDuration = f.untilDecided, f.minDuration
 	c.MaxInFlight, c.Salt, c.ResetPrefixCache = f.maxInFlight, f.salt, f.reset
 	c.ResetRunningRequests = f.resetRunning
 	c.DrainTimeout, c.MaxModelLen, c.Strict = f.drain, f.maxModelLen, f.strict
@@ -167,7 +176,7 @@ var planFlags = map[string]string{
 	"Rates": "--rates", "Fixture": "--fixture", "Duration": "--duration", "Warmup": "--warmup", "DrainTimeout": "--drain",
 	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
 	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
-	"FitMargin": "--fit-margin", "BaselineTolerance": "--baseline-tolerance",
+	"FitMargin": "--fit-margin", "MinDuration": "--min-duration", "UntilDecided": "--until-decided", "BaselineTolerance": "--baseline-tolerance",
 	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 

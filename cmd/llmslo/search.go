@@ -28,7 +28,7 @@ type searchFlags struct {
 // each command's own defaults and words.
 func registerSearch(fs *flag.FlagSet, precision float64, refineHelp, precisionHelp string) *searchFlags {
 	s := &searchFlags{}
-	s.run.register(fs)
+	s.run.registerDeciding(fs, true)
 	s.refine = fs.Int("refine", 3, refineHelp)
 	s.precision = fs.Float64("precision", precision, precisionHelp)
 	s.maxDuration = fs.Duration("max-duration", defaultMaxDuration, "cap on the step length chosen when --duration is not given: the length the lowest rate needs for its gated percentiles' samples")

@@ -61,6 +61,8 @@ func (f *runFlags) checkPairs(set map[string]bool) error {
 		}
 	}
 	switch {
+	case set["min-duration"] && !f.untilDecided:
+		return errors.New("--min-duration is the floor of a step run --until-decided; without it every step runs its --duration")
 	case set["baseline-tolerance"] && f.baseline == "":
 		return errors.New("--baseline-tolerance needs --baseline FILE to compare with")
 	case set["baseline-tolerance"] && f.updateBaseline:

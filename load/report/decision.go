@@ -1,9 +1,9 @@
 package report
 
-// Decision is how a step run until decided ended: when it stopped and
+// UntilDecided is how a step run until decided ended: when it stopped and
 // why, or that its cap came first, and the anytime intervals of its gated
 // SLOs at each look, for the picture of the decision.
-type Decision struct {
+type UntilDecided struct {
 	// MinS and CapS are the floor and the cap of the measured window, in
 	// seconds: no look stops the step before MinS, and at CapS it is
 	// judged on its full window as any step is.

@@ -266,9 +266,9 @@ type StepReport struct {
 	// on a step run as one (docs/verdicts.md).
 	ShedTime     *stats.Summary `json:"shed_time_ms,omitempty"`
 	OverloadGate *OverloadGate  `json:"overload_gate,omitempty"`
-	// Decision is set on a step run until decided: when it stopped and
+	// UntilDecided is set on a step run until decided: when it stopped and
 	// why, or that it ran to its cap (docs/verdicts.md).
-	Decision *Decision `json:"decision,omitempty"`
+	UntilDecided *UntilDecided `json:"until_decided,omitempty"`
 }
 
 // Histogram returns the step's histogram of a latency metric, for callers

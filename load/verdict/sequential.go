@@ -15,7 +15,7 @@ import (
 // step: its cap, and whether this judgement may compare with the baseline.
 //
 // Such a step is looked at every second and stops once its verdict cannot
-// change (Decide). Its SLOs are conclusive only on anytime intervals
+// change (JudgeLook). Its SLOs are conclusive only on anytime intervals
 // (stats.QuantileCS, stats.ProportionCS), which hold at every look at
 // once, so that looking often does not buy wrong verdicts. The baseline's
 // ratio interval is a bootstrap that has no anytime form: it is computed at
@@ -99,10 +99,10 @@ func judgeAnytime(r *report.SLOResult, s *report.StepReport, slo SLO, strict boo
 	}
 }
 
-// Decision is what a look at a step in progress found: whether its
+// LookVerdict is what a look at a step in progress found: whether its
 // verdict is decided, which, and why; and every gated SLO's anytime
 // interval.
-type Decision struct {
+type LookVerdict struct {
 	Decided bool
 	Verdict report.Verdict
 	Why     string
@@ -110,7 +110,7 @@ type Decision struct {
 	Bounds  []report.Bounds
 }
 
-// Decide judges a step in progress (the cohort of its first requests,
+// JudgeLook judges a step in progress (the cohort of its first requests,
 // all finished; see observe.Cohort) on c, which must be Sequential, and
 // says whether it may stop:
 //
@@ -123,9 +123,9 @@ type Decision struct {
 //     conclusive latency SLO or regression once the trend is settled
 //     either way (over capacity found, or ruled out), so that stopping
 //     never hides the finding the full window would show.
-func Decide(s *report.StepReport, ev observe.Evidence, c Criteria) Decision {
+func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdict {
 	j := Judge(s, ev, c)
-	d := Decision{}
+	d := LookVerdict{}
 	for i, r := range j.SLO {
 		d.SLOs = append(d.SLOs, Guarded(c.SLOs)[i].Name())
 		b := report.Bounds{}
