@@ -1,6 +1,7 @@
 // Package render turns a report (package report) into what people read: a
-// self-contained HTML page with the latency-against-rate curve and each
-// step's timeline drawn as inline SVG (WriteHTML, WriteHTMLFile), the
+// self-contained HTML page with the latency-against-rate curve, each
+// step's timeline and, for a step run until decided, how its intervals
+// narrowed to the decision, drawn as inline SVG (WriteHTML, WriteHTMLFile), the
 // terminal summary and step table (WriteSummary, WriteStep, FailedSLO,
 // CapacityText, WriteVariants), markdown for a CI job's step summary
 // (Markdown, AppendStepSummary) and the words a step's rate and notes are

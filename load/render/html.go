@@ -20,8 +20,9 @@ import (
 // WriteHTML renders the report as one self-contained HTML page (no external
 // assets, no JavaScript needed): the verdict, the target, the fixture, the
 // SLOs, a table of steps, each step's SLO results, hazards, errors, server
-// and client statistics, the latency-against-rate curve and each step's
-// per-second timeline as inline SVG. Every string from the report is
+// and client statistics, the latency-against-rate curve, each step's
+// per-second timeline and, for a step run until decided, its decision
+// chart as inline SVG. Every string from the report is
 // escaped. A chart that cannot be drawn is replaced by a note saying why, so
 // the figures are never lost to a drawing fault.
 func WriteHTML(w io.Writer, r *report.Report) error {
@@ -62,6 +63,7 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 			SLORows:         sloRows(s.SLO),
 			Errors:          sortedErrors(s.Errors),
 			Timeline:        chartOrNote(timelineChart(s)),
+			Decision:        chartOrNote(decisionChart(s)),
 			AchievedInWords: AchievedInWords(s),
 			NoteWord:        NoteWord(s),
 			ShedLine:        ShedInWords(s),
@@ -98,6 +100,7 @@ type stepView struct {
 	SLORows  []sloRow
 	Errors   []errorCount
 	Timeline chart
+	Decision chart // drawn for a step run until decided (html_decision.go)
 	// The step's achieved rate and its notes' lead-in, in words (notes.go).
 	AchievedInWords string
 	NoteWord        string
@@ -353,6 +356,10 @@ section.step{break-inside:avoid-page}
 </div>
 <figure>{{with .Timeline.SVG}}{{.}}{{else}}<p class="note">{{.Timeline.Note}}</p>{{end}}
 <figcaption>Per second of the measured window, mean and max TTFT of the requests that completed in it; requests sent (by intended send time) and completed. TTFT that climbs second after second is a growing queue.</figcaption></figure>
+{{if .UntilDecided}}<h3>Until decided</h3>
+<figure>{{with .Decision.SVG}}{{.}}{{else}}<p class="note">{{.Decision.Note}}</p>{{end}}
+<figcaption>Each gated SLO's anytime interval at each look, once a second: it narrows as requests finish, and a side the sample cannot bound yet is not drawn. Dashed: the SLO's limit; dotted: the floor, before which no look stops the step; solid: the look that decided it.</figcaption></figure>
+<p class="why">{{.UntilDecided.Why}}</p>{{end}}
 </section>
 {{end}}
 </body>
