@@ -164,6 +164,10 @@ func (t *cohortTee) Dropped(intended time.Time) {
 	t.cohort.Dropped(intended)
 }
 
+// FirstToken passes a first token to the cohort; the step's own sink
+// reads it from the outcome at the end.
+func (t *cohortTee) FirstToken(intended, first time.Time) { t.cohort.FirstToken(intended, first) }
+
 func (t *cohortTee) Record(o *client.Outcome, at time.Time) {
 	t.OutcomeSink.Record(o, at)
 	t.cohort.Record(o, at)

@@ -216,10 +216,10 @@ func (a *activityReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Do sends req and fills out (all but out.Intended, which the caller owns).
-// It returns when the stream ends, fails, or ctx is done.
+// Do sends req and fills out (all but out.Intended and out.OnFirst, which
+// the caller owns). It returns when the stream ends, fails, or ctx is done.
 func (c *Client) Do(ctx context.Context, req workload.Request, out *Outcome) {
-	*out = Outcome{Request: req, Intended: out.Intended, ITL: out.ITL[:0]}
+	*out = Outcome{Request: req, Intended: out.Intended, OnFirst: out.OnFirst, ITL: out.ITL[:0]}
 	if cap(out.ITL) == 0 && req.OutputTokens > 1 {
 		out.ITL = make([]time.Duration, 0, min(req.OutputTokens-1, 1<<16))
 	}

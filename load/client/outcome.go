@@ -73,6 +73,11 @@ type Outcome struct {
 	// is plain text, or the message of an error event in the stream. Like
 	// Err, it never holds the API key.
 	Message string
+
+	// OnFirst, when set by the caller, is called once with First as soon
+	// as the first token arrives, long before the request ends: a step
+	// judged while it runs learns its TTFTs then.
+	OnFirst func(first time.Time)
 }
 
 // OK reports whether the request succeeded.

@@ -83,6 +83,9 @@ func (t *streamTally) add(ch *chunk, now time.Time, out *Outcome) {
 	if ch.tokens {
 		if out.TokenEvents == 0 {
 			out.First = now
+			if out.OnFirst != nil {
+				out.OnFirst(now)
+			}
 		} else {
 			out.ITL = append(out.ITL, now.Sub(out.Last))
 		}

@@ -88,9 +88,18 @@ func (o *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 	var drainExpired atomic.Bool
 	var boundAt atomic.Int64 // when the bound passed, as an offset from start (monotonic)
 	var inFlight atomic.Int64
+	firsts, _ := o.Sink.(FirstTokenSink)
 	senders := newSenders(func(s send) {
 		req, intended := s.req, s.intended
 		out := client.Outcome{Request: req, Intended: intended}
+		var told atomic.Bool // FirstToken is called once for each request
+		if firsts != nil {
+			out.OnFirst = func(at time.Time) {
+				if !told.Swap(true) {
+					firsts.FirstToken(intended, at)
+				}
+			}
+		}
 		doCtx, disarm := o.Cancel.arm(reqCtx, req.Index, intended)
 		o.Doer.Do(doCtx, req, &out)
 		disarm()
@@ -105,6 +114,9 @@ func (o *OpenLoop) run(ctx context.Context) (Result, *senders, error) {
 			}
 		}
 		inFlight.Add(-1)
+		if firsts != nil && !told.Load() {
+			firsts.FirstToken(intended, out.First) // a Doer without the hook, or no first token (zero)
+		}
 		o.Sink.Record(&out, end)
 	})
 

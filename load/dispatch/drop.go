@@ -34,3 +34,12 @@ type UnmeasuredSink interface {
 	Unmeasured(o *client.Outcome, at time.Time)
 	UnmeasuredDrop(req workload.Request, intended time.Time)
 }
+
+// FirstTokenSink is an OutcomeSink that wants each request's first token
+// as it arrives, not only its outcome at the end (a step judged while it
+// runs): the open-loop dispatcher calls FirstToken once for every request
+// it sent, before its Record, with the zero time when none came.
+type FirstTokenSink interface {
+	OutcomeSink
+	FirstToken(intended, first time.Time)
+}

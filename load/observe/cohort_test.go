@@ -31,12 +31,20 @@ func TestCohortWaitsForTheSlowRequest(t *testing.T) {
 		}
 	}
 	for _, o := range fast {
+		c.FirstToken(o.Intended, o.First)
 		c.Record(o, o.Last)
 	}
 	s, _, horizon, n := c.Summary(t0.Add(time.Second))
 	assert.Equal(t, 1, n, "only the first request is complete with all before it")
 	assert.Equal(t, slow.Intended, horizon)
 	assert.Equal(t, int64(1), s.Histograms["ttft"].Count())
+	// The slow request's first token comes: TTFT's cohort holds all five,
+	// while the finished cohort still waits for its end.
+	c.FirstToken(slow.Intended, slow.First)
+	s, _, _, n = c.Summary(t0.Add(3500 * time.Millisecond))
+	assert.Equal(t, 1, n)
+	assert.Equal(t, int64(5), s.Histograms["ttft"].Count())
+	assert.Equal(t, int64(1), s.Histograms["e2el"].Count())
 	c.Record(slow, slow.Last)
 	c.Dropped(t0.Add(600 * time.Millisecond))
 	s, _, horizon, n = c.Summary(t0.Add(4 * time.Second))

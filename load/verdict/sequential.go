@@ -50,9 +50,12 @@ func IsBaselineLook(prevS, atS, capS float64) bool {
 }
 
 // tunedFor is the sample size an anytime interval for percentile p is
-// made narrowest at: the samples too_few_samples asks of it by default.
+// made narrowest at: half the samples too_few_samples asks of it by
+// default (50 for a p90, 100 for a p95), near where a healthy step can
+// first be decided. At p95 the upper bound then exists from 85
+// observations on (a fixed interval's from 72).
 func tunedFor(p float64) int64 {
-	return int64(math.Ceil(DefaultThresholds().MinTailSamples / (1 - p/100)))
+	return int64(math.Ceil(DefaultThresholds().MinTailSamples / (1 - p/100) / 2))
 }
 
 // guardTunedFor is the sample size the error guard's anytime interval is
@@ -182,10 +185,26 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 			said = append(said, fmt.Sprintf("%s.p%g ×%.2f of the baseline (at most ×%.2f)", b.Metric, b.Percentile, b.Ratio, b.RatioCI95[1]))
 		}
 	}
-	if why, ok := trendRuledOut(s, blocks, c, th); !ok {
+	if why, ok := trendRuledOut(s, blocks, c, th, headroom(j.SLO)); !ok {
 		return why, false
 	}
 	return strings.Join(said, ", "), true
+}
+
+// headroom is how far a rise in the server's delay could go before it
+// moves a delay-bearing SLO (TTFT, E2EL) across its limit: the least gap
+// between such a limit and its anytime upper bound, in ms (0: none).
+func headroom(rs []report.SLOResult) float64 {
+	room := math.Inf(1)
+	for _, r := range rs {
+		if (r.Metric == string(report.MetricTTFT) || r.Metric == string(report.MetricE2EL)) && r.Anytime != nil && r.Anytime.Hi != nil {
+			room = min(room, r.LimitMs-*r.Anytime.Hi)
+		}
+	}
+	if math.IsInf(room, 1) || room < 0 {
+		return 0
+	}
+	return room
 }
 
 func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c Criteria, th Thresholds) (string, bool) {
@@ -215,7 +234,7 @@ func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 	if latency {
 		if j.OverCapacity != nil {
 			said = append(said, "over capacity")
-		} else if why, ok := trendRuledOut(s, blocks, c, th); !ok {
+		} else if why, ok := trendRuledOut(s, blocks, c, th, 0); !ok {
 			return why + " (over capacity is not yet settled)", false
 		}
 	}
@@ -239,8 +258,11 @@ func guardSettled(s *report.StepReport, r report.SLOResult, slo SLO, seq *Sequen
 }
 
 // trendRuledOut says the delay's trend, fitted on what the step has,
-// bounds its rise over the whole cap below what over_capacity would call.
-func trendRuledOut(s *report.StepReport, blocks []report.TTFTBlock, c Criteria, th Thresholds) (string, bool) {
+// bounds its rise over the whole cap (its 98% upper end) below what
+// matters: what over_capacity's trend rule would call a rise, or, when
+// larger, room, the rise a passing step's delay-bearing SLOs can take
+// before their verdict could change.
+func trendRuledOut(s *report.StepReport, blocks []report.TTFTBlock, c Criteria, th Thresholds, room float64) (string, bool) {
 	t, ok := delayTrend(s, blocks, th)
 	if !ok {
 		return "the trend has too few blocks yet", false
@@ -249,7 +271,7 @@ func trendRuledOut(s *report.StepReport, blocks []report.TTFTBlock, c Criteria, 
 	if c.Sequential != nil {
 		capS = c.Sequential.CapS
 	}
-	matters := max(ms(th.MinTrendRise), th.MinTrendRiseShare*s.TTFT.P50)
+	matters := max(ms(th.MinTrendRise), th.MinTrendRiseShare*s.TTFT.P50, room)
 	if t.fit.Hi*capS >= matters {
 		return fmt.Sprintf("%s could still rise by %.0f ms over the cap (%.0f ms would matter)", t.source, t.fit.Hi*capS, matters), false
 	}
