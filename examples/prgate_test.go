@@ -28,5 +28,6 @@ func TestPRGate(t *testing.T) {
 		slotest.WithDuration(40*time.Second),
 		slotest.WithWarmup(10*time.Second),
 		slotest.WithSLO("ttft.p95<=500ms", "itl.p99<=250ms", "error_rate<=1%"),
+		slotest.WithUntilDecided(),
 	)
 }

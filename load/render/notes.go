@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/llmslo/llmslo/load/report"
 )
@@ -37,5 +38,5 @@ func AchievedInWords(s *report.StepReport) string {
 		return fmt.Sprintf("%.2f %s achieved%s", s.RateAchieved, s.RateUnit(), asked)
 	}
 	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in the %g s window",
-		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, s.DurationS)
+		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, math.Round(s.DurationS*10)/10) // a window cut when decided is not whole seconds
 }

@@ -166,7 +166,11 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 			if !r.Conclusive && (c.Strict || !guardSettled(s, r, slo, c.Sequential)) {
 				return fmt.Sprintf("%s is open (%d of %d unserved)", slo.Name(), s.Requests.Unserved(), s.Requests.Judged()), false
 			}
-			said = append(said, fmt.Sprintf("errors %d of %d", s.Requests.Unserved(), s.Requests.Judged()))
+			guard := fmt.Sprintf("errors %d of %d", s.Requests.Unserved(), s.Requests.Judged())
+			if !r.Conclusive {
+				guard += " (no error rate still possible would fail the guard by the cap)"
+			}
+			said = append(said, guard)
 			continue
 		}
 		if !r.Conclusive {
