@@ -7,7 +7,7 @@
 // often it catches one whose every engine step is F times slower
 // (detection):
 //
-//	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1]
+//	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1] [-until-decided [-min-duration 10s]]
 //
 // Each trial records a baseline on the unchanged simulator with a fresh
 // seed, then reruns the gate against it (the baseline in the plan, as
@@ -18,11 +18,13 @@
 // a baseline of another seed). An alarm is a gate that exits 1: a
 // regression or a failed SLO. Each row prints its runs, their
 // pass/fail/invalid verdicts, its alarms, the alarm rate over all runs and
-// the invalid rate, each with its Wilson 95% interval; the row "baseline
-// recording" counts the baselines the gate refused to record (that trial's
+// the invalid rate, each with its Wilson 95% interval, then the seconds
+// its runs measured (see -until-decided); the row "baseline recording"
+// counts the baselines the gate refused to record (that trial's
 // comparisons are then not run). It takes trials × (3 + len(factors))
 // gate runs of 50 s each (40 s steps after a 10 s warm-up): about 25
-// minutes for -trials 10 with two factors at -parallel 1. Run it on a
+// minutes for -trials 10 with two factors at -parallel 1, less with
+// -until-decided. Run it on a
 // quiet machine: a busy one makes the client late and the steps invalid,
 // which now lowers the alarm rate.
 //
@@ -39,6 +41,7 @@
 //	go run ./bench/gatepower -refusals knee -trials 40      # a server just past its knee: every run must fail
 //	go run ./bench/gatepower -refusals starved -trials 10   # 10,000 req/s on one core shared with 4 busy loops
 //	go run ./bench/gatepower -refusals starved2 -trials 10  # 20,000 req/s on two cores
+//	go run ./bench/gatepower -refusals inproc -trials 40 -until-decided  # any mode, run until decided
 //
 // The first three run the PR gate at 6 req/s of azure-conv-2023 (Poisson)
 // for 30 s steps after a 5 s warm-up against the h200-llama3-8b profile,
@@ -54,6 +57,19 @@
 // -rate and -slos override a mode's defaults; -parallel runs the
 // in-process modes (inproc, knee) several at once, for a machine with
 // cores to spare (each run then shares its process's CPU with the others).
+//
+// -until-decided runs every gate step, in both modes, until its verdict is
+// decided (load.Plan.UntilDecided, docs/verdicts.md): -duration is then
+// the cap and -min-duration the floor (0: load's default, 10 s). In the
+// power mode the baselines are recorded so too; a paired comparison uses
+// the seconds both runs measured, while the unpaired run, which has no
+// baseline in its plan, is decided on its SLOs alone and then compared
+// whole window with whole window. Every table row also shows what its runs
+// cost: "mean s" and "p90 s" are the mean and the 90th percentile (nearest
+// rank) of the seconds each run measured (its warm-up left out), "cap s"
+// is the step's duration (-duration, or the mode's), and "decided early"
+// counts the runs a look stopped before the cap. Without -until-decided
+// every run measures the whole step.
 package main
 
 import (
@@ -62,7 +78,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,7 +87,6 @@ import (
 	"github.com/llmslo/llmslo/fixtures/formats"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 	"github.com/llmslo/llmslo/vllmsim/simtarget"
@@ -82,17 +96,20 @@ func main() {
 	trials := flag.Int("trials", 10, "trials (fresh seeds)")
 	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
 	tolerance := flag.Float64("tolerance", load.DefaultBaselineTolerance, "baseline tolerance")
-	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step (refusals: 45s, 2s when starved)")
-	warmup := flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, 0 when starved)")
-	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; starved 10000, starved2 20000)")
+	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step, the cap with -until-decided (refusals: 30s, knee 20s, 2s when starved)")
+	warmup := flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, knee 2s, 0 when starved)")
+	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; knee 5, starved 10000, starved2 20000)")
 	slos := flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
 	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
 	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
 	firstSeed := flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
+	untilDecided := flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (the baseline recordings too)")
+	minDuration := flag.Duration("min-duration", 0, "with -until-decided, the floor of a step (0: the default, "+load.DefaultMinDuration.String()+")")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos), firstSeed: *firstSeed}
+	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos), firstSeed: *firstSeed,
+		untilDecided: *untilDecided, minDuration: *minDuration}
 	if *refusals != "" {
 		if err := refusalRun(context.Background(), *refusals, *trials, *parallel, g, set); err != nil {
 			fmt.Fprintln(os.Stderr, "gatepower:", err)
@@ -126,72 +143,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// tally counts one row's runs and outcomes over the trials. Every run
-// counts: an invalid one is a run in which the gate raised no alarm.
-type tally struct {
-	name                      string
-	runs, pass, fail, invalid int
-	overload                  int // of the failures, those over capacity
-	alarms                    int
-	byMetric                  map[string]int // alarms raised by each metric's check
-	ratioSum                  float64        // of the judged runs' ttft ratios
-	ratioN                    int            // how many ttft ratios ratioSum holds
-	noAlarms                  bool           // the baseline row: no comparison
-	hazards                   map[string]int // hazard kinds of the invalid runs
-}
-
-func newTally(name string) *tally {
-	return &tally{name: name, byMetric: map[string]int{}, hazards: map[string]int{}}
-}
-
-// count adds a run's step verdict (and, when invalid, its hazard kinds).
-func (t *tally) count(st *report.StepReport) {
-	t.runs++
-	switch st.Verdict {
-	case report.VerdictPass:
-		t.pass++
-	case report.VerdictFail:
-		t.fail++
-		if st.OverCapacity != nil {
-			t.overload++
-		}
-	case report.VerdictInvalid:
-		t.invalid++
-		for _, h := range st.Hazards {
-			t.hazards[h.Kind]++
-		}
-	}
-}
-
-// rate formats k of n as a percentage with its Wilson 95% interval.
-func rate(k, n int) string {
-	if n == 0 {
-		return "—\t—"
-	}
-	lo, hi := stats.WilsonInterval(int64(k), int64(n), 0.95)
-	return fmt.Sprintf("%.0f%%\t[%.0f%%, %.0f%%]", 100*float64(k)/float64(n), 100*lo, 100*hi)
-}
-
-// kinds lists hazard kinds with their counts, most frequent first.
-func kinds(m map[string]int) string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] || m[ks[i]] == m[ks[j]] && ks[i] < ks[j] })
-	var b strings.Builder
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s ×%d", k, m[k])
-	}
-	if b.Len() == 0 {
-		return "—"
-	}
-	return b.String()
 }
 
 // run runs the trials, at most parallel gates at a time: a trial's
@@ -236,7 +187,7 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 		return firstErr
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\tinvalid hazards\n")
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\t%s\tinvalid hazards\n", measuredHeader)
 	for _, t := range rows {
 		alarms, alarmRate, byMetric, mean := strconv.Itoa(t.alarms), rate(t.alarms, t.runs), fmt.Sprintf("%d / %d", t.byMetric["ttft"], t.byMetric["itl"]), "—"
 		if t.noAlarms {
@@ -244,12 +195,12 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 		} else if t.ratioN > 0 {
 			mean = fmt.Sprintf("%.2f", t.ratioSum/float64(t.ratioN))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, alarms,
-			alarmRate, rate(t.invalid, t.runs), byMetric, mean, kinds(t.hazards))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, alarms,
+			alarmRate, rate(t.invalid, t.runs), byMetric, mean, t.measured(g.d.Seconds()), kinds(t.hazards))
 	}
 	fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
-	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %v steps (%v warm-up), h200-llama3-8b, SLOs %s, tolerance %.0f%%\n",
-		g.rate, g.d, g.warmup, strings.Join(g.slos, " "), 100*tolerance)
+	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %s, h200-llama3-8b, SLOs %s, tolerance %.0f%%\n",
+		g.rate, g.steps(), strings.Join(g.slos, " "), 100*tolerance)
 	return tw.Flush()
 }
 
@@ -319,6 +270,9 @@ func trial(i int, factors []float64, gateIn func(float64, int64, *report.Report)
 			t.alarms++
 		}
 		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v", i, t.name, st.Verdict, alarm)
+		if st.UntilDecided != nil {
+			fmt.Fprintf(os.Stderr, ", %.1f s measured (decided=%v)", st.DurationS, st.UntilDecided.Decided)
+		}
 		for _, c := range checks {
 			fmt.Fprintf(os.Stderr, "  %s.p%g ratio %.3f", c.Metric, c.Percentile, c.Ratio)
 			if c.RatioCI95 != nil {
@@ -347,6 +301,22 @@ type gateSpec struct {
 	// firstSeed is the refusal runs' first seed; run i takes firstSeed+i,
 	// so a second batch with another first seed adds independent runs.
 	firstSeed int64
+	// untilDecided runs the step until decided, d being its cap, and no
+	// shorter than minDuration (0: load.DefaultMinDuration).
+	untilDecided bool
+	minDuration  time.Duration
+}
+
+// steps says in words how long the gate's step runs, warm-up included.
+func (g gateSpec) steps() string {
+	if !g.untilDecided {
+		return fmt.Sprintf("%v steps (%v warm-up)", g.d, g.warmup)
+	}
+	floor := load.DefaultMinDuration
+	if g.minDuration > 0 {
+		floor = g.minDuration
+	}
+	return fmt.Sprintf("steps until decided (%v floor, %v cap; %v warm-up)", min(floor, g.d), g.d, g.warmup)
 }
 
 // run runs the gate once against target with seed: one step, no retry of
@@ -364,6 +334,7 @@ func (g gateSpec) run(ctx context.Context, target load.Target, seed int64, basel
 	}
 	cfg.Fixture, cfg.Rates, cfg.Seed, cfg.SLOs = fx, []float64{g.rate}, seed, slos
 	cfg.Duration, cfg.Warmup = g.d, g.warmup
+	cfg.UntilDecided, cfg.MinDuration = g.untilDecided, g.minDuration
 	// A gate refuses a baseline of another seed (docs/baselines.md): the
 	// unpaired row is compared after its run, as the gate would unpaired.
 	unpaired := baseline != nil && baseline.Seed != seed

@@ -56,11 +56,11 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 		return err
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\truns\tpass\tfail\tof which over capacity\tinvalid\tfail or invalid\t95%% interval\tinvalid hazards\n")
-	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.overload, t.invalid,
-		rate(t.fail+t.invalid, t.runs), kinds(t.hazards))
-	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %v steps (%v warm-up), profile %s, SLOs %s (+ default error guard), no starved retries\n",
-		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.d, g.warmup, profile, strings.Join(g.slos, " "))
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tof which over capacity\tinvalid\tfail or invalid\t95%% interval\t%s\tinvalid hazards\n", measuredHeader)
+	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.overload, t.invalid,
+		rate(t.fail+t.invalid, t.runs), t.measured(g.d.Seconds()), kinds(t.hazards))
+	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %s, profile %s, SLOs %s (+ default error guard), no starved retries\n",
+		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.steps(), profile, strings.Join(g.slos, " "))
 	fmt.Fprintf(tw, "server: %s; %d run(s) at a time, a fresh seed each (%d…%d)\n", setup, max(parallel, 1), g.firstSeed, g.firstSeed+int64(max(trials-1, 0)))
 	return tw.Flush()
 }
@@ -93,6 +93,7 @@ func refusalGate(server string, g gateSpec, set map[string]bool) (gateSpec, stri
 		def.slos = g.slos
 	}
 	def.firstSeed = g.firstSeed
+	def.untilDecided, def.minDuration = g.untilDecided, g.minDuration
 	return def, profile
 }
 
@@ -289,6 +290,9 @@ func forEach(n, parallel int, f func(int) error) error {
 // logRun prints one run's verdict and what decided it, on stderr.
 func logRun(i int, seed int64, took time.Duration, st *report.StepReport) {
 	fmt.Fprintf(os.Stderr, "run %d (seed %d, %.0fs): %s", i, seed, took.Seconds(), st.Verdict)
+	if d := st.UntilDecided; d != nil {
+		fmt.Fprintf(os.Stderr, "  %.1f s measured: %s", st.DurationS, d.Why)
+	}
 	if e := st.Evidence; e != nil && e.TTFTFirstHalf != nil && e.TTFTSecondHalf != nil {
 		// What the half-median rule read: a trace's shape moves it.
 		fmt.Fprintf(os.Stderr, "  ttft p50 by half %.0f / %.0f ms", ms(e.TTFTFirstHalf.Quantile(50)), ms(e.TTFTSecondHalf.Quantile(50)))
