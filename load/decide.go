@@ -34,10 +34,13 @@ type decider struct {
 }
 
 // newDecider returns the decider of a step of planned measured requests,
-// or nil when the plan runs its steps to the end.
+// or nil when the step runs to its end: the plan's steps are not run until
+// decided, or this one is an overload step.
 func (f *stepFrame) newDecider(planned int) *decider {
 	p := f.p
-	if !p.UntilDecided {
+	// An overload step is judged by the overload gate on its whole window:
+	// its shed requests would fail the error guard at the first look.
+	if !p.UntilDecided || p.overload != nil {
 		return nil
 	}
 	return &decider{

@@ -61,7 +61,8 @@ type Plan struct {
 	// are conclusive on intervals valid at every look, and no hazard
 	// needs more data (verdict.JudgeLook). Duration is then the cap: a step
 	// not decided by it is judged on its full window, as any step is.
-	// Open-loop arrivals only (not sessions).
+	// Open-loop arrivals only (not sessions), not sharded; an overload
+	// step runs its whole window.
 	UntilDecided bool
 	// MinDuration is the floor of a step run until decided: no look stops
 	// it earlier. Zero means DefaultMinDuration.
@@ -254,6 +255,11 @@ func (p *Plan) checkUntilDecided() error {
 	if p.MinDuration < 0 || p.MinDuration > p.Duration {
 		return &SettingError{Field: "MinDuration", Value: p.MinDuration.String(),
 			Problem: fmt.Sprintf("want 0 (the default %s) or a duration up to {Duration} (%s)", DefaultMinDuration, p.Duration)}
+	}
+	if p.UntilDecided && p.Shard.Count > 1 {
+		// Each shard would stop on its own share's evidence, and the
+		// shards' windows would differ.
+		return &SettingError{Field: "UntilDecided", Problem: "stops a step on all of its evidence; a shard holds only its share (run the shards to their --duration)"}
 	}
 	return nil
 }

@@ -196,3 +196,15 @@ func TestDecisionChartLeavesOpenSidesUndrawn(t *testing.T) {
 	}
 	assert.Greater(t, vertices, 2*len(d.Looks)-10, "both bounds are drawn where closed")
 }
+
+// The terminal and the CI summary say when each step run until decided
+// stopped, and why.
+func TestTerminalAndSummarySayWhyAStepStopped(t *testing.T) {
+	r := decisionReport()
+	var term strings.Builder
+	WriteSummary(&term, r)
+	md := Markdown("gate", r)
+	for _, out := range []string{term.String(), md} {
+		assert.Contains(t, out, "decided at 23 s: tpot.p50's anytime interval")
+	}
+}

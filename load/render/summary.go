@@ -54,6 +54,9 @@ func Markdown(title string, r *report.Report) string {
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]
+		if u := s.UntilDecided; u != nil {
+			fmt.Fprintf(&b, "\n- **%s** %s.", s.Name, u.Why)
+		}
 		if s.OverCapacity != nil && s.OverloadGate == nil {
 			fmt.Fprintf(&b, "\n- **%s** failed: %s.", s.Name, s.OverCapacity.Message)
 		}

@@ -40,6 +40,9 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	writeSessionSummary(w, r)
 	for i := range r.Steps {
 		s := &r.Steps[i]
+		if u := s.UntilDecided; u != nil {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, u.Why)
+		}
 		for _, res := range s.SLO {
 			if !res.Pass && !gatedErrorRate(s, res) {
 				fmt.Fprintf(w, "%s: FAIL: %s\n", s.Name, FailedSLO(res))

@@ -1,0 +1,49 @@
+package tune
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/internal/plantest"
+	"github.com/llmslo/llmslo/internal/testkit"
+)
+
+// A tuning session run until decided reaches the knees, bindings and
+// final flags of the same session run to every step's end, in less time:
+// the loop from --max-num-seqs 4 with 10 s steps (2 s floor), on SLOs
+// whose percentiles a few seconds decide.
+func TestTuneUntilDecidedReachesTheSameFlagsSooner(t *testing.T) {
+	testkit.Long(t) // two sessions of about 1 to 2 minutes together
+	session := func(untilDecided bool) (*tuneOutcome, time.Duration) {
+		plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
+		plan.Duration, plan.SLOs = 10*time.Second, plantest.MustSLOs(t, "ttft.p50<=2s", "tpot.p50<=19ms")
+		plan.UntilDecided, plan.MinDuration = untilDecided, 2*time.Second
+		start := time.Now()
+		rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 1, Precision: 0.1}, Budget: 2, NoOverload: true})
+		require.NoError(t, err)
+		require.NotNil(t, rep.Tune)
+		out := &tuneOutcome{command: rep.Tune.Command}
+		for _, it := range rep.Tune.Iterations {
+			out.knees = append(out.knees, Bracket(it.PassRate, it.FailRate))
+			out.bindings = append(out.bindings, string(it.Binding))
+		}
+		return out, time.Since(start)
+	}
+	full, fullTook := session(false)
+	decided, decidedTook := session(true)
+	t.Logf("to every step's end: %v, %+v", fullTook.Round(time.Second), *full)
+	t.Logf("until decided:       %v, %+v", decidedTook.Round(time.Second), *decided)
+	assert.Equal(t, full.bindings, decided.bindings)
+	assert.Equal(t, full.knees, decided.knees)
+	assert.Equal(t, full.command, decided.command)
+	assert.Less(t, decidedTook, fullTook*3/4, "stopping when decided saves at least a quarter")
+}
+
+type tuneOutcome struct {
+	knees, bindings []string
+	command         string
+}
