@@ -2,6 +2,8 @@ package tune
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -27,23 +29,45 @@ func TestTuneUntilDecidedReachesTheSameFlagsSooner(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, rep.Tune)
 		out := &tuneOutcome{command: rep.Tune.Command}
+		for _, st := range rep.Steps {
+			if u := st.UntilDecided; u != nil {
+				t.Logf("%s %.1f s: %s", st.Name, st.DurationS, u.Why)
+			}
+		}
 		for _, it := range rep.Tune.Iterations {
 			out.knees = append(out.knees, Bracket(it.PassRate, it.FailRate))
 			out.bindings = append(out.bindings, string(it.Binding))
 		}
 		return out, time.Since(start)
 	}
-	full, fullTook := session(false)
 	decided, decidedTook := session(true)
+	full, fullTook := session(false)
 	t.Logf("to every step's end: %v, %+v", fullTook.Round(time.Second), *full)
 	t.Logf("until decided:       %v, %+v", decidedTook.Round(time.Second), *decided)
 	assert.Equal(t, full.bindings, decided.bindings)
 	assert.Equal(t, full.knees, decided.knees)
-	assert.Equal(t, full.command, decided.command)
+	// The admission limit is read by Little's law from the last passing
+	// step's measured time-average in the system: two sessions differ by
+	// one request there whether or not they stop early. Every other flag
+	// is the same.
+	assert.Equal(t, withoutLimit(full.command), withoutLimit(decided.command))
+	assert.InDelta(t, limitOf(t, full.command), limitOf(t, decided.command), 1)
 	assert.Less(t, decidedTook, fullTook*3/4, "stopping when decided saves at least a quarter")
 }
 
 type tuneOutcome struct {
 	knees, bindings []string
 	command         string
+}
+
+var queuedReqs = regexp.MustCompile(` --max-num-queued-reqs (\d+)`)
+
+func withoutLimit(cmd string) string { return queuedReqs.ReplaceAllString(cmd, "") }
+
+func limitOf(t *testing.T, cmd string) float64 {
+	m := queuedReqs.FindStringSubmatch(cmd)
+	require.NotNil(t, m, cmd)
+	n, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	return float64(n)
 }

@@ -122,10 +122,11 @@ type LookVerdict struct {
 //     by the cap at any rate the anytime interval still allows, every
 //     baseline comparison conclusive, and the delay's trend ruled out: no
 //     rise that over-capacity would call, over the whole cap;
-//   - as FAIL, when it would fail on a conclusive error rate, or on a
-//     conclusive latency SLO or regression once the trend is settled
-//     either way (over capacity found, or ruled out), so that stopping
-//     never hides the finding the full window would show.
+//   - as FAIL, when it would fail on a conclusive error rate; as over
+//     capacity, once that is found; or on a conclusive latency SLO or
+//     regression once over capacity is settled either way (nothing has
+//     waited, or the delay's rise is ruled out), so that stopping never
+//     hides the finding the full window would show.
 func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdict {
 	j := Judge(s, ev, c)
 	d := LookVerdict{}
@@ -232,13 +233,18 @@ func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 		latency = true
 		said = append(said, reg)
 	}
-	if len(said) == 0 {
+	switch {
+	case j.OverCapacity != nil:
+		// A queue growing faster than the server completes: it fails
+		// however long the step runs, and the longer, the more so.
+		said = append(said, "over capacity ("+j.OverCapacity.Message+")")
+	case len(said) == 0:
 		return "it fails, but not yet conclusively", false
-	}
-	if latency {
-		if j.OverCapacity != nil {
-			said = append(said, "over capacity")
-		} else if why, ok := trendRuledOut(s, blocks, c, th, 0); !ok {
+	case latency && s.Server.MetricsAvailable && s.Server.MaxWaiting == 0:
+		// Nothing has waited: the failure is the running batch's, and no
+		// queue is there to grow into over capacity.
+	case latency:
+		if why, ok := trendRuledOut(s, blocks, c, th, 0); !ok {
 			return why + " (over capacity is not yet settled)", false
 		}
 	}
