@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,7 @@ type LookVerdict struct {
 //     baseline comparison conclusive, and the delay's trend ruled out: no
 //     rise that over-capacity would call, over the whole cap;
 //   - as FAIL, when it would fail on a conclusive error rate; as over
-//     capacity, once that is found; or on a conclusive latency SLO or
+//     capacity, once that is found and an SLO fails; or on a conclusive latency SLO or
 //     regression once over capacity is settled either way (nothing has
 //     waited, or the delay's rise is ruled out), so that stopping never
 //     hides the finding the full window would show.
@@ -233,11 +234,16 @@ func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 		latency = true
 		said = append(said, reg)
 	}
+	failing := slices.ContainsFunc(j.SLO, func(r report.SLOResult) bool { return !r.Pass })
 	switch {
-	case j.OverCapacity != nil:
-		// A queue growing faster than the server completes: it fails
-		// however long the step runs, and the longer, the more so.
+	case j.OverCapacity != nil && failing:
+		// A queue growing faster than the server completes, and an SLO
+		// already failing: it fails however long the step runs, and the
+		// longer, the more so. Over capacity alone does not stop a step:
+		// seen over a few seconds, a burst can read as growth.
 		said = append(said, "over capacity ("+j.OverCapacity.Message+")")
+	case j.OverCapacity != nil && len(said) == 0:
+		return "over capacity is found, but no SLO fails yet", false
 	case len(said) == 0:
 		return "it fails, but not yet conclusively", false
 	case latency && s.Server.MetricsAvailable && s.Server.MaxWaiting == 0:
