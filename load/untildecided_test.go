@@ -59,6 +59,7 @@ func kneePlan(t *testing.T, rate float64, capD time.Duration) Plan {
 // over capacity, as the full window would have.
 func TestFarPastTheKneeFailsEarly(t *testing.T) {
 	testkit.Long(t) // a 10 to 15 s step, then the backlog's drain
+	t.Parallel()    // light (TestMain): 13.5 req/s of short requests, limits of seconds
 	rep, err := Measure(context.Background(), kneePlan(t, 13.5, 60*time.Second))
 	require.NoError(t, err)
 	st := rep.Steps[0]
@@ -76,6 +77,7 @@ func TestFarPastTheKneeFailsEarly(t *testing.T) {
 // over capacity.
 func TestJustPastTheKneeStillFailsAsOverCapacity(t *testing.T) {
 	testkit.Long(t) // up to a 20 s step, then the drain
+	t.Parallel()    // light (TestMain): 5 req/s, limits of seconds
 	rep, err := Measure(context.Background(), kneePlan(t, 5, 20*time.Second))
 	require.NoError(t, err)
 	st := rep.Steps[0]

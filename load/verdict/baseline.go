@@ -43,6 +43,9 @@ func compareBaseline(base *report.Report, st *report.StepReport, paired bool, to
 	if bs == nil {
 		return nil, fmt.Errorf("%w: the baseline has no step %s", ErrBaselineStep, st.Name)
 	}
+	// A step run until decided ends where it was decided: compare the
+	// seconds both measured.
+	sameSeconds = sameSeconds || bs.DurationS != st.DurationS
 	var out []report.BaselineCheck
 	for _, r := range st.SLO {
 		if r.Metric == string(report.MetricErrorRate) || r.Samples == 0 {

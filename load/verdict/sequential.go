@@ -176,6 +176,10 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 			continue
 		}
 		if !r.Conclusive {
+			if r.Anytime != nil && r.Anytime.Hi == nil {
+				return fmt.Sprintf("%s is open: %d samples (design effect %.1f) are too few for an anytime upper bound",
+					slo.Name(), r.Samples, max(r.DesignEffect, 1)), false
+			}
 			return slo.Name() + " is open: its anytime interval still holds the limit", false
 		}
 		said = append(said, fmt.Sprintf("%s ≤ %s (upper bound %s)", slo.Name(), slo.Limit, msDuration(*r.Anytime.Hi)))
@@ -233,6 +237,20 @@ func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 	for _, reg := range Regressions(j.Baseline) {
 		latency = true
 		said = append(said, reg)
+	}
+	if latency {
+		// The full judgement of a step cut here must not find it too
+		// short: every gated percentile has its samples, or its own
+		// verdict is conclusive (too_few_samples' rule).
+		for i, r := range j.SLO {
+			slo := slos[i]
+			if slo.Metric == report.MetricErrorRate || r.Conclusive {
+				continue
+			}
+			if need := th.MinTailSamples / (1 - slo.Percentile/100); float64(r.Samples) < need {
+				return fmt.Sprintf("%s has %d of the %.0f samples a step cut now needs", slo.Name(), r.Samples, need), false
+			}
+		}
 	}
 	failing := slices.ContainsFunc(j.SLO, func(r report.SLOResult) bool { return !r.Pass })
 	switch {
