@@ -103,6 +103,9 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 			for _, r := range st.Retried {
 				t.Logf("slotest: %s: measured again after an attempt whose client was starved (%s)", st.Name, r)
 			}
+			if u := st.UntilDecided; u != nil {
+				t.Logf("slotest: %s: %s", st.Name, u.Why)
+			}
 			CheckStep(t, st)
 			if err != nil {
 				t.Errorf("slotest: step cut short (%v); its report is marked partial", withRecordHint(err))
