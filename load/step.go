@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -192,13 +193,7 @@ func countBetween(sched []time.Duration, from, until time.Duration) int {
 }
 
 func countFrom(sched []time.Duration, from time.Duration) int {
-	n := 0
-	for _, o := range sched {
-		if o >= from {
-			n++
-		}
-	}
-	return n
+	return countBetween(sched, from, math.MaxInt64)
 }
 
 // schedule is the step's whole schedule, warm-up first.

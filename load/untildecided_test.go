@@ -39,6 +39,16 @@ func TestHealthyStepStopsWhenDecided(t *testing.T) {
 	for _, r := range s.SLO {
 		require.NotNil(t, r.Anytime, r.Metric)
 	}
+	// The server's TTFT is 10 ms by construction: the anytime interval of
+	// its p90 holds it, a little above for the client's and the stream's
+	// own time, far under the 1 s limit.
+	ttft := sloResult(t, &s, report.MetricTTFT).Anytime
+	require.NotNil(t, ttft.Lo)
+	require.NotNil(t, ttft.Hi)
+	assert.GreaterOrEqual(t, *ttft.Hi, 10.0)
+	assert.Less(t, *ttft.Hi, 40.0)
+	assert.LessOrEqual(t, *ttft.Lo, *ttft.Hi)
+	assert.GreaterOrEqual(t, *ttft.Lo, 9.0)
 }
 
 // kneePlan is docs/gatepower.md's knee case: two sequences at a time

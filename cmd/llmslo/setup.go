@@ -61,6 +61,8 @@ func (f *runFlags) checkPairs(set map[string]bool) error {
 		}
 	}
 	switch {
+	case set["until-decided"] && f.untilDecided && set["overload"]:
+		return errors.New("--until-decided stops a step once decided; an --overload step is judged by the overload gate on its whole window")
 	case set["min-duration"] && !f.untilDecided:
 		return errors.New("--min-duration is the floor of a step run --until-decided; without it every step runs its --duration")
 	case set["baseline-tolerance"] && f.baseline == "":

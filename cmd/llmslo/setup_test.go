@@ -71,6 +71,7 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"baseline to record under a file", []string{"run", "--rates", "2", "--baseline", filepath.Join(file, "b.json"), "--update-baseline"}, []string{"--baseline"}},
 		{"report and html the same file", []string{"run", "--rates", "2", "--report", filepath.Join(dir, "r"), "--html", filepath.Join(dir, "r")}, []string{"--report", "--html"}},
 		{"tune shed-p99 without the gate", []string{"tune", "--rates", "2", "--no-overload", "--shed-p99", "100ms"}, []string{"--shed-p99", "--no-overload"}},
+		{"until-decided with overload", []string{"run", "--rates", "2", "--until-decided", "--overload"}, []string{"--until-decided", "--overload"}},
 		{"min-duration without until-decided", []string{"run", "--rates", "2", "--min-duration", "5s"}, []string{"--min-duration", "--until-decided"}},
 		{"min-duration over the cap", []string{"run", "--rates", "2", "--until-decided", "--duration", "20s", "--min-duration", "30s"}, []string{"--min-duration 30s", "--duration"}},
 		{"run shed-p99 without overload", []string{"run", "--rates", "2", "--shed-p99", "100ms"}, []string{"--shed-p99", "--overload"}},
