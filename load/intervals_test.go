@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/internal/testkit"
+	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -19,16 +22,34 @@ import (
 )
 
 // intervalStep runs one 11-second step (eleven one-second clusters: enough
-// blocks for the bootstrap) against srv; in < 0 asks for prompts of 1,000
-// to 2,999 tokens, spread evenly over the requests.
-func intervalStep(t *testing.T, srv *vllmsim.Server, rate float64, in, out int) report.StepReport {
+// blocks for the bootstrap) in virtual time against a server started on
+// cfg; in < 0 asks for prompts of 1,000 to 2,999 tokens, spread evenly
+// over the requests.
+func intervalStep(t *testing.T, cfg vllmsim.Config, rate float64, in, out int) report.StepReport {
 	t.Helper()
-	return intervalSteps(t, intervalPlan(t, srv, rate, in, out))[0]
+	return intervalSteps(t, intervalPlan(t, cfg, true, rate, in, out))[0]
 }
 
-func intervalPlan(t *testing.T, srv *vllmsim.Server, rate float64, in, out int) stepPlan {
+// intervalPlan is an interval check's step against a server started on
+// cfg: in virtual time (testing/synctest, the server on in-memory
+// connections), where the server's structure is exact, or in real time,
+// where the machine's own noise is part of what an interval must cover.
+func intervalPlan(t *testing.T, cfg vllmsim.Config, virtual bool, rate float64, in, out int) stepPlan {
 	t.Helper()
-	p := constantPlan(t, engineClient(t, srv.URL), rate, 11*time.Second, max(in, 1), out, "ttft.p95<=1h", "itl.p99<=1h")
+	var c *client.Client
+	if virtual {
+		srv, dial := simtest.StartInMemory(t, cfg)
+		var err error
+		c, err = client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: 5 * time.Second, Dial: dial})
+		require.NoError(t, err)
+		t.Cleanup(c.Close)
+	} else {
+		c = engineClient(t, simtest.Start(t, cfg).URL)
+	}
+	p := constantPlan(t, c, rate, 11*time.Second, max(in, 1), out, "ttft.p95<=1h", "itl.p99<=1h")
+	if virtual {
+		p.Send.Wait = dispatch.WaitTimer
+	}
 	if in < 0 {
 		p.Workload = workload.WorkloadFunc(func(i int) workload.Request {
 			return fixedWorkload(1000+i*7919%2000, out).Request(i)
@@ -70,19 +91,19 @@ func intervalSteps(t *testing.T, plans ...stepPlan) []report.StepReport {
 // and its ITL p99, made of such hiccups, showed design effects of 1 to 3.
 // Independent observations are checked in package stats.)
 func TestDesignEffectAgainstKnownServers(t *testing.T) {
-	testkit.Long(t) // an 11 s step
-	t.Parallel()    // light (TestMain)
-	stalls := simtest.Start(t, vllmsim.Config{Model: "m",
-		Profile: engine.StepProfile{Name: "prefill-stalls", Fixed: 2 * time.Millisecond, PerToken: 20 * time.Microsecond}})
-	s := intervalStep(t, stalls, 10, -1, 100)
-	itl := sloResult(t, &s, report.MetricITL)
-	t.Logf("ITL p99 %.1f ms, design effect %.2f, interval %v, %d gaps", itl.ObservedMs, itl.DesignEffect, itl.CI95Ms, itl.Samples)
-	assert.Greater(t, itl.DesignEffect, 2.0, "gaps stalled together by one prefill step")
-	require.NotNil(t, itl.CI95Ms)
-	lo, hi, ok := s.Histogram(report.MetricITL).QuantileCIAt(99, verdict.CIConfidence)
-	require.True(t, ok)
-	plain := float64(hi-lo) / 1e6
-	assert.Greater(t, itl.CI95Ms[1]-itl.CI95Ms[0], plain, "the reported interval is wider than one that takes every gap as independent")
+	synctest.Test(t, func(t *testing.T) {
+		stalls := vllmsim.Config{Model: "m",
+			Profile: engine.StepProfile{Name: "prefill-stalls", Fixed: 2 * time.Millisecond, PerToken: 20 * time.Microsecond}}
+		s := intervalStep(t, stalls, 10, -1, 100)
+		itl := sloResult(t, &s, report.MetricITL)
+		t.Logf("ITL p99 %.1f ms, design effect %.2f, interval %v, %d gaps", itl.ObservedMs, itl.DesignEffect, itl.CI95Ms, itl.Samples)
+		assert.Greater(t, itl.DesignEffect, 2.0, "gaps stalled together by one prefill step")
+		require.NotNil(t, itl.CI95Ms)
+		lo, hi, ok := s.Histogram(report.MetricITL).QuantileCIAt(99, verdict.CIConfidence)
+		require.True(t, ok)
+		plain := float64(hi-lo) / 1e6
+		assert.Greater(t, itl.CI95Ms[1]-itl.CI95Ms[0], plain, "the reported interval is wider than one that takes every gap as independent")
+	})
 }
 
 // The baseline comparison's ratio interval against servers of known
@@ -94,9 +115,9 @@ func TestBaselineRatioIntervalAgainstKnownServers(t *testing.T) {
 	t.Parallel()    // light (TestMain)
 	// The baseline, its rerun and the slower server's step run side by
 	// side: 60 req/s of 20-token streams in all, well within the machine.
-	fast := pacedSim(t, 100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})
-	slowSrv := pacedSim(t, 150*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})
-	steps := intervalSteps(t, intervalPlan(t, fast, 20, 8, 20), intervalPlan(t, fast, 20, 8, 20), intervalPlan(t, slowSrv, 20, 8, 20))
+	fast := pacedConfig(100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})
+	slowSrv := pacedConfig(150*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{})
+	steps := intervalSteps(t, intervalPlan(t, fast, false, 20, 8, 20), intervalPlan(t, fast, false, 20, 8, 20), intervalPlan(t, slowSrv, false, 20, 8, 20))
 	base := &report.Report{Seed: 7, Steps: []report.StepReport{steps[0]}}
 	again, slow := steps[1], steps[2]
 

@@ -105,7 +105,7 @@ func (m *Measurement) prepare(ctx context.Context, fx *fixtures.Fixture) error {
 	m.plan = stepPlan{
 		Plan:                  cfg,
 		TargetInfo:            m.endpoint.Info(),
-		Send:                  dispatch.Sender{Doer: c},
+		Send:                  dispatch.Sender{Doer: c, Wait: m.endpoint.sendWait()},
 		Workload:              g,
 		FixtureInfo:           &info,
 		ExpectedPrefixHitRate: info.ExpectedPrefixHitRate,

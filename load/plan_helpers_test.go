@@ -2,11 +2,13 @@ package load
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
@@ -19,7 +21,16 @@ import (
 // package vllmsim/simtarget, which the faces use, imports this one.
 type testSim struct {
 	cfg vllmsim.Config
+	// virtual serves on in-memory connections, for a test in a
+	// testing/synctest bubble (virtualSimTarget).
+	virtual bool
 }
+
+// virtualSimTarget is the simulator on in-memory connections, for a plan
+// measured in virtual time: inside synctest.Test, a step of a minute takes
+// the CPU time it needs. Such a run tests the server and the judgement,
+// never the client: its sends are never late.
+func virtualSimTarget(cfg vllmsim.Config) Target { return testSim{cfg: cfg, virtual: true} }
 
 func simTarget(cfg vllmsim.Config) Target { return testSim{cfg: cfg} }
 
@@ -31,13 +42,20 @@ func simArgsTarget(t testing.TB, args ...string) Target {
 }
 
 func (s testSim) Start(context.Context) (*Endpoint, error) {
-	srv := vllmsim.NewServer(s.cfg)
+	var srv *vllmsim.Server
+	var dial func(context.Context, string, string) (net.Conn, error)
+	if s.virtual {
+		srv, dial = simtest.NewInMemory(s.cfg)
+	} else {
+		srv = vllmsim.NewServer(s.cfg)
+	}
 	model := srv.Config.ServedModelName
 	if model == "" {
 		model = srv.Config.Model
 	}
 	return &Endpoint{Kind: KindSim, URL: srv.URL, Model: model, MaxModelLen: srv.Config.MaxModelLen,
-		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize, Stop: func() error { srv.Close(); return nil }}, nil
+		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize,
+		Dial: dial, VirtualTime: s.virtual, Stop: func() error { srv.Close(); return nil }}, nil
 }
 
 // runPlan runs every step of a plan built by hand (its own Doer and

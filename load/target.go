@@ -3,12 +3,14 @@ package load
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/load/client"
+	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/workload"
 )
@@ -54,8 +56,17 @@ type Endpoint struct {
 	// KVCacheTokens is the KV cache's capacity in tokens when the target
 	// knows it (the simulator does); zero: read vllm:cache_config_info.
 	KVCacheTokens int
+	// Dial, when set, makes every connection to the target in place of the
+	// network: the simulator in this process, on in-memory connections.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// VirtualTime says the target runs on the clock of a testing/synctest
+	// bubble, which only the runtime's own timers advance: the dispatcher
+	// then waits on them alone (dispatch.WaitTimer).
+	VirtualTime bool
 	// Stop releases what Start started; nil when there is nothing to stop.
 	Stop func() error
+
+	http *http.Transport // httpClient's, when Dial is set: closed by Close
 }
 
 // Info describes the target for a report. It carries no secret.
@@ -65,6 +76,9 @@ func (e *Endpoint) Info() report.TargetInfo {
 
 // Close stops what the target started, once.
 func (e *Endpoint) Close() error {
+	if e.http != nil {
+		e.http.CloseIdleConnections()
+	}
 	if e.Stop == nil {
 		return nil
 	}
@@ -105,15 +119,30 @@ func (e *Endpoint) checkHealth(ctx context.Context) error {
 // keep-alive pool to the in-flight cap when there is one (0: the default).
 func (e *Endpoint) client(api workload.API, maxConns int, stall, timeout time.Duration) (*client.Client, error) {
 	return client.New(client.Config{BaseURL: e.URL, API: api, Model: e.Model, APIKey: e.APIKey, MaxConns: maxConns,
-		StallTimeout: stall, RequestTimeout: timeout})
+		StallTimeout: stall, RequestTimeout: timeout, Dial: e.Dial})
+}
+
+// sendWait is how the dispatcher waits for a send's time at this target.
+func (e *Endpoint) sendWait() dispatch.WaitMode {
+	if e.VirtualTime {
+		return dispatch.WaitTimer
+	}
+	return dispatch.WaitFine
 }
 
 // httpClient is the client for /metrics, /tokenize and /reset_prefix_cache.
 func (e *Endpoint) httpClient() *http.Client {
-	if e.APIKey == "" {
-		return &http.Client{Timeout: 30 * time.Second}
+	var next http.RoundTripper = http.DefaultTransport
+	if e.Dial != nil {
+		if e.http == nil {
+			e.http = &http.Transport{DialContext: e.Dial, DisableCompression: true}
+		}
+		next = e.http
 	}
-	return &http.Client{Timeout: 30 * time.Second, Transport: bearer{key: e.APIKey, next: http.DefaultTransport}}
+	if e.APIKey == "" {
+		return &http.Client{Timeout: 30 * time.Second, Transport: next}
+	}
+	return &http.Client{Timeout: 30 * time.Second, Transport: bearer{key: e.APIKey, next: next}}
 }
 
 type bearer struct {

@@ -3,13 +3,13 @@ package load
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -56,7 +56,7 @@ func TestHealthyStepStopsWhenDecided(t *testing.T) {
 // until decided.
 func kneePlan(t *testing.T, rate float64, capD time.Duration) Plan {
 	cfg := DefaultPlan()
-	cfg.Target = simTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", MaxNumSeqs: 2})
+	cfg.Target = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", MaxNumSeqs: 2})
 	cfg.Fixture, cfg.Rates = plantest.MustFixture(t, "fixed:128:64"), []float64{rate}
 	cfg.Duration, cfg.Warmup = capD, 2*time.Second
 	cfg.SLOs = plantest.MustSLOs(t, "ttft.p50<=2s")
@@ -68,31 +68,31 @@ func kneePlan(t *testing.T, rate float64, capD time.Duration) Plan {
 // the step stops in under a quarter of its cap, fails, and says it was
 // over capacity, as the full window would have.
 func TestFarPastTheKneeFailsEarly(t *testing.T) {
-	testkit.Long(t) // a 10 to 15 s step, then the backlog's drain
-	t.Parallel()    // light (TestMain): 13.5 req/s of short requests, limits of seconds
-	rep, err := Measure(context.Background(), kneePlan(t, 13.5, 60*time.Second))
-	require.NoError(t, err)
-	st := rep.Steps[0]
-	require.NotNil(t, st.UntilDecided)
-	t.Logf("%s; %.1f s measured", st.UntilDecided.Why, st.DurationS)
-	assert.True(t, st.UntilDecided.Decided)
-	assert.Equal(t, "fail", st.UntilDecided.Outcome)
-	assert.Less(t, st.DurationS, 15.0, "under a quarter of the 60 s cap")
-	assert.Equal(t, report.VerdictFail, st.Verdict)
-	assert.NotNil(t, st.OverCapacity, "the finding the full window shows")
+	synctest.Test(t, func(t *testing.T) {
+		rep, err := Measure(context.Background(), kneePlan(t, 13.5, 60*time.Second))
+		require.NoError(t, err)
+		st := rep.Steps[0]
+		require.NotNil(t, st.UntilDecided)
+		t.Logf("%s; %.1f s measured", st.UntilDecided.Why, st.DurationS)
+		assert.True(t, st.UntilDecided.Decided)
+		assert.Equal(t, "fail", st.UntilDecided.Outcome)
+		assert.Less(t, st.DurationS, 15.0, "under a quarter of the 60 s cap")
+		assert.Equal(t, report.VerdictFail, st.Verdict)
+		assert.NotNil(t, st.OverCapacity, "the finding the full window shows")
+	})
 }
 
 // Just past its knee (5 req/s, about 1.15 times its capacity), the queue
 // grows slowly: stopping must not hide it, and the step still fails as
 // over capacity.
 func TestJustPastTheKneeStillFailsAsOverCapacity(t *testing.T) {
-	testkit.Long(t) // up to a 20 s step, then the drain
-	t.Parallel()    // light (TestMain): 5 req/s, limits of seconds
-	rep, err := Measure(context.Background(), kneePlan(t, 5, 20*time.Second))
-	require.NoError(t, err)
-	st := rep.Steps[0]
-	require.NotNil(t, st.UntilDecided)
-	t.Logf("%s; %.1f s measured", st.UntilDecided.Why, st.DurationS)
-	assert.Equal(t, report.VerdictFail, st.Verdict)
-	assert.NotNil(t, st.OverCapacity, "%+v", st.Hazards)
+	synctest.Test(t, func(t *testing.T) {
+		rep, err := Measure(context.Background(), kneePlan(t, 5, 20*time.Second))
+		require.NoError(t, err)
+		st := rep.Steps[0]
+		require.NotNil(t, st.UntilDecided)
+		t.Logf("%s; %.1f s measured", st.UntilDecided.Why, st.DurationS)
+		assert.Equal(t, report.VerdictFail, st.Verdict)
+		assert.NotNil(t, st.OverCapacity, "%+v", st.Hazards)
+	})
 }

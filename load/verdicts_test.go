@@ -22,9 +22,13 @@ import (
 // pacedSim is a simulator with an exact TTFT and ITL and no capacity limit.
 func pacedSim(t *testing.T, ttft, itl time.Duration, faults vllmsim.Faults) *vllmsim.Server {
 	t.Helper()
+	return simtest.Start(t, pacedConfig(ttft, itl, faults))
+}
+
+// pacedConfig is the paced simulator's configuration.
+func pacedConfig(ttft, itl time.Duration, faults vllmsim.Faults) vllmsim.Config {
 	faults.PacedTTFT, faults.PacedITL = ttft, itl
-	srv := simtest.Start(t, vllmsim.Config{Model: "m", ProfileName: "instant", Faults: faults})
-	return srv
+	return vllmsim.Config{Model: "m", ProfileName: "instant", Faults: faults}
 }
 
 func constantPlan(t *testing.T, c *client.Client, rate float64, d time.Duration, in, out int, slos ...string) stepPlan {

@@ -55,7 +55,7 @@ func lagCmd(args []string) error {
 	start := time.Now().Add(50 * time.Millisecond)
 	measureFrom := start.Add(*warm)
 	rec := observe.NewRecorder(measureFrom, *dur, observe.PerRequestLimits{}, observe.LengthCheck{Tolerance: 0.01})
-	d := dispatch.OpenLoop{Schedule: sched, Start: start, Workload: wl, Sink: rec, Wait: mode, Sender: dispatch.Sender{Doer: c}}
+	d := dispatch.OpenLoop{Schedule: sched, Start: start, Workload: wl, Sink: rec, Sender: dispatch.Sender{Doer: c, Wait: mode}}
 
 	// CPU over the measured window: sampled when it opens, and when the
 	// dispatch (its last send, then the drain) ends.

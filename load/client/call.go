@@ -30,20 +30,26 @@ type call struct {
 	body    io.ReadCloser // reader, behind a no-op Close
 	rewind  func() (io.ReadCloser, error)
 	request http.Request // the template a send copies with its context
+	pool    *sync.Pool   // the client's, which release returns it to
 }
 
-var calls = sync.Pool{New: func() any {
+// newPooledCall makes a call for a client's pool. The pool is the
+// client's, not the process's: a watchdog's timer belongs to the
+// testing/synctest bubble it was made in, if any, and must not be reset
+// from another.
+func newPooledCall() any {
 	k := &call{}
 	k.wrote = func(httptrace.WroteRequestInfo) { k.written.Store(int64(time.Since(k.dog.epoch))) }
 	k.rewind = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(k.payload)), nil }
 	k.act.dog = &k.dog
 	k.body = io.NopCloser(&k.reader)
 	return k
-}}
+}
 
 // newCall readies a call for a POST of body to c's endpoint.
 func (c *Client) newCall(body []byte) *call {
-	k := calls.Get().(*call)
+	k := c.calls.Get().(*call)
+	k.pool = &c.calls
 	k.written.Store(0)
 	// Assigned whole each time: httptrace composes a trace found in the
 	// caller's context into this one, which must not carry over.
@@ -77,5 +83,5 @@ func (k *call) release() {
 		return
 	}
 	k.payload, k.act.r, k.dog.cancel = nil, nil, nil
-	calls.Put(k)
+	k.pool.Put(k)
 }

@@ -54,6 +54,9 @@ type Config struct {
 	// ExtraBody is merged into every request body; its members replace the
 	// client's own fields of the same name.
 	ExtraBody map[string]any
+	// Dial, when set, makes the client's connections in place of the
+	// network (an in-process server; see internal/memnet).
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // String prints the config with the API key redacted.
@@ -97,6 +100,7 @@ type Client struct {
 	tr       *http.Transport
 	epoch    time.Time
 	readers  sync.Pool // of *streamReader
+	calls    sync.Pool // of *call
 }
 
 // NewClient returns a client for cfg.
@@ -138,6 +142,9 @@ func New(cfg Config) (*Client, error) {
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     false,
 	}
+	if cfg.Dial != nil {
+		tr.DialContext = cfg.Dial
+	}
 	c := &Client{
 		base:     base,
 		endpoint: base + "/v1/completions",
@@ -163,6 +170,7 @@ func New(cfg Config) (*Client, error) {
 		c.header["Authorization"] = []string{c.auth}
 	}
 	c.readers.New = func() any { return &streamReader{sse: NewSSEReader(nil)} }
+	c.calls.New = newPooledCall
 	return c, nil
 }
 

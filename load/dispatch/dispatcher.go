@@ -40,9 +40,6 @@ type OpenLoop struct {
 	// Cancel abandons a drawn fraction of requests mid-stream (a user
 	// pressing stop); the zero plan abandons none.
 	Cancel CancelPlan
-	// Wait is how the dispatcher waits for each send's time; the zero
-	// value, WaitFine, is the punctual one (bench/ compares the modes).
-	Wait WaitMode
 	// Stop, when closed, ends the schedule where it stands: no request
 	// after it is sent, and those in flight finish and are drained as at
 	// the schedule's end. The run is not canceled (a step that stopped

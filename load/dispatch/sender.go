@@ -15,4 +15,9 @@ type Sender struct {
 	// bound are cancelled and recorded as ClassUnfinished, never
 	// forgotten.
 	DrainTimeout time.Duration
+	// Wait is how a loop waits for each send's time; the zero value,
+	// WaitFine, is the punctual one (bench/ compares the modes). A run in
+	// virtual time (testing/synctest) takes WaitTimer: only the runtime's
+	// timers move that clock.
+	Wait WaitMode
 }

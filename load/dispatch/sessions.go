@@ -114,7 +114,7 @@ func (l *SessionLoop) Run(ctx context.Context) (SessionLoopResult, error) {
 	prepared, stopPrep := l.prepareFirst(ctx, r)
 	defer stopPrep()
 	var roots sync.WaitGroup
-	wait := newWaiter(ctx, WaitFine)
+	wait := newWaiter(ctx, l.Wait)
 	defer wait.close()
 slots:
 	for k, off := range l.Schedule {

@@ -34,7 +34,7 @@ func BenchmarkDispatchWait(b *testing.B) {
 				for b.Loop() {
 					sched := arrival.ConstantSchedule(rate, 500*time.Millisecond)
 					rec := &lagRecorder{lag: lag}
-					d := OpenLoop{Schedule: sched, Start: time.Now(), Workload: indexWorkload(), Sink: rec, Wait: mode, Sender: Sender{Doer: doer}}
+					d := OpenLoop{Schedule: sched, Start: time.Now(), Workload: indexWorkload(), Sink: rec, Sender: Sender{Doer: doer, Wait: mode}}
 					c0 := processCPU()
 					if _, err := d.Run(context.Background()); err != nil {
 						b.Fatal(err)

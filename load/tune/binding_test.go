@@ -3,43 +3,47 @@ package tune
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
-// The sweeps on the simulator run their steps in real time: they are long
-// tests (testkit.Long), out of the README's pass, the quick loop and the
-// race pass. TestVariantSweepRestartsTheContainerTarget, a two-step sweep,
-// keeps Sweep in the default pass and under the race detector.
+// The sweeps on the simulator run in virtual time (testing/synctest, the
+// simulator on in-memory connections): a sweep of minutes takes the CPU
+// time it needs. They test the search and the server, not the client.
 
 // sweepSim sweeps the default simulator with extra vLLM flags over two
-// rates (below and above its knee) with constant arrivals.
+// rates (below and above its knee) with constant arrivals, in virtual
+// time.
 func sweepSim(t *testing.T, simArgs []string, fixture string, rates []float64, slos ...string) *report.Report {
 	t.Helper()
-	cfg := load.DefaultPlan()
-	cfg.Target = simArgsTarget(t, simArgs...)
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, fixture), rates, plantest.MustArrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, slos...)
-	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Capacity)
+	var rep *report.Report
+	synctest.Test(t, func(t *testing.T) {
+		cfg := load.DefaultPlan()
+		cfg.Target = simArgsTarget(t, simArgs...)
+		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, fixture), rates, plantest.MustArrival(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, slos...)
+		cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+		var err error
+		rep, err = Sweep(context.Background(), cfg, Search{Refine: 0})
+		require.NoError(t, err)
+		require.NotNil(t, rep.Capacity)
+	})
+	require.NotNil(t, rep, "the sweep failed")
 	return rep
 }
 
 // Each binding constraint, on a server built to make it bind: the sweep
 // names it at the knee.
 func TestSweepNamesWhatBinds(t *testing.T) {
-	testkit.Long(t)
 	cases := []struct {
 		name    string
 		simArgs []string
@@ -88,28 +92,28 @@ func TestSweepNamesWhatBinds(t *testing.T) {
 // The tuning loop: raising the flag that binds moves the knee up; raising
 // one that does not leaves it where it was.
 func TestVariantSweepMovesTheKneeOnlyWithTheBindingFlag(t *testing.T) {
-	testkit.Long(t)
-	t.Parallel() // light (TestMain)
-	cfg := load.DefaultPlan()
-	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
-	// Two sequences carry about 3.7 req/s of these requests, four about
-	// 7.5: 6 req/s is past the first knee and below the second.
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 6}, plantest.MustArrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
-	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}})
-	require.NoError(t, err)
-	require.Len(t, rep.Variants, 3)
-	base, more, other := rep.Variants[0], rep.Variants[1], rep.Variants[2]
-	t.Logf("knees: base [%g, %g], --max-num-seqs 4 [%g, %g], --max-num-batched-tokens 16384 [%g, %g]",
-		base.PassRate, base.FailRate, more.PassRate, more.FailRate, other.PassRate, other.FailRate)
-	require.NotNil(t, base.Binding)
-	assert.Equal(t, verdict.BindMaxNumSeqs, base.Binding.Kind)
-	assert.Equal(t, []float64{2, 6}, []float64{base.PassRate, base.FailRate})
-	assert.Equal(t, 6.0, more.PassRate, "twice the sequences, a higher knee")
-	assert.Equal(t, base.PassRate, other.PassRate, "a flag that does not bind leaves the knee")
-	assert.Equal(t, base.FailRate, other.FailRate)
-	assert.Contains(t, rep.Steps[0].Name, "rate=2")
+	synctest.Test(t, func(t *testing.T) {
+		cfg := load.DefaultPlan()
+		cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
+		// Two sequences carry about 3.7 req/s of these requests, four about
+		// 7.5: 6 req/s is past the first knee and below the second.
+		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 6}, plantest.MustArrival(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 2*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
+		cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+		rep, err := Sweep(context.Background(), cfg, Search{Refine: 0, Variants: []string{"", "--max-num-seqs 4", "--max-num-batched-tokens 16384"}})
+		require.NoError(t, err)
+		require.Len(t, rep.Variants, 3)
+		base, more, other := rep.Variants[0], rep.Variants[1], rep.Variants[2]
+		t.Logf("knees: base [%g, %g], --max-num-seqs 4 [%g, %g], --max-num-batched-tokens 16384 [%g, %g]",
+			base.PassRate, base.FailRate, more.PassRate, more.FailRate, other.PassRate, other.FailRate)
+		require.NotNil(t, base.Binding)
+		assert.Equal(t, verdict.BindMaxNumSeqs, base.Binding.Kind)
+		assert.Equal(t, []float64{2, 6}, []float64{base.PassRate, base.FailRate})
+		assert.Equal(t, 6.0, more.PassRate, "twice the sequences, a higher knee")
+		assert.Equal(t, base.PassRate, other.PassRate, "a flag that does not bind leaves the knee")
+		assert.Equal(t, base.FailRate, other.FailRate)
+		assert.Contains(t, rep.Steps[0].Name, "rate=2")
+	})
 }
 
 // A variant of the vllm target restarts its container with the variant's
@@ -144,39 +148,39 @@ func TestVariantSweepRestartsTheContainerTarget(t *testing.T) {
 // length would keep them), and the sweep counts it as past the knee and
 // names what binds there.
 func TestAGrowingQueueFailsAsOverCapacityAndTheSweepNamesWhatBinds(t *testing.T) {
-	testkit.Long(t)
-	t.Parallel() // light (TestMain)
-	// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
-	// grows the queue by about 4 requests a second.
-	// Steps of 4 s: enough /metrics samples in the second half for the
-	// queue's rise (the race pass, whose detector slows the scraper, does
-	// not run this sweep).
-	cfg := load.DefaultPlan()
-	cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:128:64"), []float64{2, 8}, plantest.MustArrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60s")
-	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Capacity)
-	require.Len(t, rep.Steps, 2)
-	over := rep.Steps[1]
-	assert.Equal(t, report.VerdictFail, over.Verdict)
-	require.NotNil(t, over.OverCapacity, "server %+v", over.Server)
-	t.Logf("%s", over.OverCapacity.Message)
-	assert.Greater(t, over.OverCapacity.GrowthPerS, 2.0)
-	assert.Contains(t, over.OverCapacity.Message, "arrivals outpace completions")
-	for _, r := range over.SLO {
-		assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
-	}
-	assert.Empty(t, over.Hazards)
-	// Below capacity the same server is steady.
-	assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
-	assert.Nil(t, rep.Steps[0].OverCapacity, "server %+v", rep.Steps[0].Server)
-	assert.Empty(t, rep.Steps[0].Hazards)
-	assert.Equal(t, 8.0, rep.Capacity.FailRate)
-	require.NotNil(t, rep.Capacity.Binding)
-	assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)
-	assert.NotEmpty(t, rep.Capacity.Binding.Flag)
-	assert.Equal(t, 2, over.Server.MaxNumSeqs, "the simulator's own cap, reported")
+	synctest.Test(t, func(t *testing.T) {
+		// Two sequences at a time, about 3.6 req/s of fixed:128:64: 8 req/s
+		// grows the queue by about 4 requests a second.
+		// Steps of 4 s: enough /metrics samples in the second half for the
+		// queue's rise (the race pass, whose detector slows the scraper, does
+		// not run this sweep).
+		cfg := load.DefaultPlan()
+		cfg.Target = simArgsTarget(t, "--max-num-seqs", "2")
+		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:128:64"), []float64{2, 8}, plantest.MustArrival(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 4*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60s")
+		cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+		rep, err := Sweep(context.Background(), cfg, Search{Refine: 0})
+		require.NoError(t, err)
+		require.NotNil(t, rep.Capacity)
+		require.Len(t, rep.Steps, 2)
+		over := rep.Steps[1]
+		assert.Equal(t, report.VerdictFail, over.Verdict)
+		require.NotNil(t, over.OverCapacity, "server %+v", over.Server)
+		t.Logf("%s", over.OverCapacity.Message)
+		assert.Greater(t, over.OverCapacity.GrowthPerS, 2.0)
+		assert.Contains(t, over.OverCapacity.Message, "arrivals outpace completions")
+		for _, r := range over.SLO {
+			assert.True(t, r.Pass, "%s held: only the queue says the rate is past the knee", r.Metric)
+		}
+		assert.Empty(t, over.Hazards)
+		// Below capacity the same server is steady.
+		assert.Equal(t, report.VerdictPass, rep.Steps[0].Verdict)
+		assert.Nil(t, rep.Steps[0].OverCapacity, "server %+v", rep.Steps[0].Server)
+		assert.Empty(t, rep.Steps[0].Hazards)
+		assert.Equal(t, 8.0, rep.Capacity.FailRate)
+		require.NotNil(t, rep.Capacity.Binding)
+		assert.Equal(t, verdict.BindMaxNumSeqs, rep.Capacity.Binding.Kind)
+		assert.NotEmpty(t, rep.Capacity.Binding.Flag)
+		assert.Equal(t, 2, over.Server.MaxNumSeqs, "the simulator's own cap, reported")
+	})
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // simTarget is the simulator as a target, as the faces start it.
-func simTarget(cfg vllmsim.Config) load.Target { return simtarget.Sim{Config: cfg} }
+func simTarget(cfg vllmsim.Config) load.Target { return simtarget.Sim{Config: cfg, Virtual: true} }
 
 // simArgsTarget is the simulator configured by vLLM serve flags, which a
 // variant sweep and the tuning loop add to.
@@ -19,5 +19,5 @@ func simArgsTarget(t testing.TB, args ...string) load.Target {
 	t.Helper()
 	cfg, err := vllmsim.ParseServeArgs(args)
 	require.NoError(t, err)
-	return simtarget.Sim{Config: cfg, Args: args}
+	return simtarget.Sim{Config: cfg, Args: args, Virtual: true}
 }

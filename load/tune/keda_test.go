@@ -5,8 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/llmslo/llmslo/internal/testkit"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,41 +73,42 @@ func triggerValue(t *testing.T, query string, srv vllmapi.ServerStats) float64 {
 // the knee, where a third of the load is shed, and below it at half the
 // knee.
 func TestKedaTriggersFireAtOverloadWithTheAdmissionLimit(t *testing.T) {
-	testkit.Long(t)
-	plan := advicePlan(t, []float64{12, 20}, adviceSim...)
-	rep, err := Sweep(context.Background(), plan, Search{Refine: 1})
-	require.NoError(t, err)
-	require.NotNil(t, rep.Capacity)
-	p := protect(rep, rep.Target.Model)
-	require.NotNil(t, p)
-	require.NotEmpty(t, p.ScaledObject, p.Note)
-	t.Logf("knee %s; %s (held %.1f)", render(rep.Capacity), p.Flag, p.HeldAtKnee)
-
-	limit := strconv.Itoa(p.MaxNumQueuedReqs)
-	seqs := strconv.Itoa(min(16, p.MaxNumQueuedReqs))
-	args := []string{"--profile", "h100-llama3-8b", "--max-num-seqs", seqs, "--max-num-queued-reqs", limit}
-	step := func(factor float64) report.StepReport {
-		applied := advicePlan(t, []float64{RoundRate(factor * p.KneeRate)}, args...)
-		if factor > 1 {
-			applied.Overload = &verdict.OverloadSettings{QueuedReqs: p.MaxNumQueuedReqs}
-		}
-		got, err := load.Measure(context.Background(), applied)
+	synctest.Test(t, func(t *testing.T) {
+		plan := advicePlan(t, []float64{12, 20}, adviceSim...)
+		rep, err := Sweep(context.Background(), plan, Search{Refine: 1})
 		require.NoError(t, err)
-		require.Len(t, got.Steps, 1)
-		st := got.Steps[0]
-		require.True(t, st.Server.MetricsAvailable, st.Server.Error)
-		t.Logf("%.1f× the knee, %s: shed %d; in system %.2f on average (peak running %.0f, waiting %.0f); queue p95 %v",
-			factor, st.Name, st.Requests.Shed, st.Server.MeanInSystem, st.Server.MaxRunning, st.Server.MaxWaiting, st.Server.QueueTime)
-		return st
-	}
-	half, over := step(0.5), step(OverloadFactor)
-	require.Positive(t, over.Requests.Shed, "1.5× the knee sheds with the limit")
-	for _, tr := range scaledObjectTriggers(t, p.ScaledObject) {
-		h, o := triggerValue(t, tr.Query, half.Server), triggerValue(t, tr.Query, over.Server)
-		t.Logf("%s > %g: %.3g at half the knee, %.3g at 1.5×", tr.Query, tr.Threshold, h, o)
-		assert.Greater(t, o, hpaTolerance*tr.Threshold, "%s fires at 1.5× the knee, beyond the autoscaler's tolerance", tr.Query)
-		assert.Less(t, h, tr.Threshold/hpaTolerance, "%s stays quiet at half the knee", tr.Query)
-	}
+		require.NotNil(t, rep.Capacity)
+		p := protect(rep, rep.Target.Model)
+		require.NotNil(t, p)
+		require.NotEmpty(t, p.ScaledObject, p.Note)
+		t.Logf("knee %s; %s (held %.1f)", render(rep.Capacity), p.Flag, p.HeldAtKnee)
+
+		limit := strconv.Itoa(p.MaxNumQueuedReqs)
+		seqs := strconv.Itoa(min(16, p.MaxNumQueuedReqs))
+		args := []string{"--profile", "h100-llama3-8b", "--max-num-seqs", seqs, "--max-num-queued-reqs", limit}
+		step := func(factor float64) report.StepReport {
+			applied := advicePlan(t, []float64{RoundRate(factor * p.KneeRate)}, args...)
+			if factor > 1 {
+				applied.Overload = &verdict.OverloadSettings{QueuedReqs: p.MaxNumQueuedReqs}
+			}
+			got, err := load.Measure(context.Background(), applied)
+			require.NoError(t, err)
+			require.Len(t, got.Steps, 1)
+			st := got.Steps[0]
+			require.True(t, st.Server.MetricsAvailable, st.Server.Error)
+			t.Logf("%.1f× the knee, %s: shed %d; in system %.2f on average (peak running %.0f, waiting %.0f); queue p95 %v",
+				factor, st.Name, st.Requests.Shed, st.Server.MeanInSystem, st.Server.MaxRunning, st.Server.MaxWaiting, st.Server.QueueTime)
+			return st
+		}
+		half, over := step(0.5), step(OverloadFactor)
+		require.Positive(t, over.Requests.Shed, "1.5× the knee sheds with the limit")
+		for _, tr := range scaledObjectTriggers(t, p.ScaledObject) {
+			h, o := triggerValue(t, tr.Query, half.Server), triggerValue(t, tr.Query, over.Server)
+			t.Logf("%s > %g: %.3g at half the knee, %.3g at 1.5×", tr.Query, tr.Threshold, h, o)
+			assert.Greater(t, o, hpaTolerance*tr.Threshold, "%s fires at 1.5× the knee, beyond the autoscaler's tolerance", tr.Query)
+			assert.Less(t, h, tr.Threshold/hpaTolerance, "%s stays quiet at half the knee", tr.Query)
+		}
+	})
 }
 
 // A report whose knee has no scrape average (written before it was

@@ -3,13 +3,13 @@ package tune
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -35,49 +35,50 @@ func tunePlan(t *testing.T, args ...string) load.Plan {
 // and raises it, every kept change raises the knee beyond its bracket,
 // and the loop ends where compute binds (or on a stated trade).
 func TestTuneRaisesTheBatchCapUntilComputeBinds(t *testing.T) {
-	testkit.Long(t)
-	start := time.Now()
-	plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
-	rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})
-	require.NoError(t, err)
-	tu := rep.Tune
-	require.NotNil(t, tu)
-	for _, it := range tu.Iterations {
-		t.Logf("%v: %s knee %s binding %s kept %v: %s", it.Args, it.Change, Bracket(it.PassRate, it.FailRate), it.Binding, it.Kept, it.Why)
-	}
-	t.Logf("stop: %s; %s; in %v", tu.Stop, tu.Command, time.Since(start).Round(time.Second))
-	require.GreaterOrEqual(t, len(tu.Iterations), 2)
-	first := tu.Iterations[0]
-	assert.Equal(t, verdict.BindMaxNumSeqs, first.Binding, "four sequences bind first")
-	assert.Equal(t, "--max-num-seqs 8", tu.Iterations[1].Change)
-	prevFail := first.FailRate
-	for _, it := range tu.Iterations[1:] {
-		if it.Kept {
-			assert.GreaterOrEqual(t, it.PassRate, prevFail, "a kept change moves the knee beyond the bracket before it")
-			prevFail = it.FailRate
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		plan := tunePlan(t, "--profile", "h100-llama3-8b", "--max-num-seqs", "4")
+		rep, err := Tune(context.Background(), plan, Options{Search: Search{Refine: 3, Precision: 0.1}, Budget: 5})
+		require.NoError(t, err)
+		tu := rep.Tune
+		require.NotNil(t, tu)
+		for _, it := range tu.Iterations {
+			t.Logf("%v: %s knee %s binding %s kept %v: %s", it.Args, it.Change, Bracket(it.PassRate, it.FailRate), it.Binding, it.Kept, it.Why)
 		}
-	}
-	last := tu.Iterations[len(tu.Iterations)-1]
-	if last.Kept {
-		assert.Equal(t, verdict.BindCompute, last.Binding)
-		assert.Contains(t, tu.Stop, "compute binds")
-	} else {
-		assert.Contains(t, tu.Stop, "trades one SLO for another", "the loop ends on compute or a trade")
-	}
-	assert.Len(t, rep.Variants, len(tu.Iterations), "one curve per iteration")
-	assert.Contains(t, tu.Command, "vllm serve")
-	require.NotNil(t, rep.Capacity)
-	assert.GreaterOrEqual(t, rep.Capacity.PassRate, first.FailRate)
-	require.NotNil(t, rep.Protect)
-	t.Logf("protect: %+v", *rep.Protect)
-	assert.Greater(t, rep.Protect.MaxNumQueuedReqs, 0)
-	g := tu.OverloadGate
-	require.NotNil(t, g, "the last step is the overload gate")
-	for _, st := range rep.Steps {
-		if st.OverloadGate != nil {
-			t.Logf("%s: %s", st.Name, st.OverloadGate.Message)
+		t.Logf("stop: %s; %s; in %v", tu.Stop, tu.Command, time.Since(start).Round(time.Second))
+		require.GreaterOrEqual(t, len(tu.Iterations), 2)
+		first := tu.Iterations[0]
+		assert.Equal(t, verdict.BindMaxNumSeqs, first.Binding, "four sequences bind first")
+		assert.Equal(t, "--max-num-seqs 8", tu.Iterations[1].Change)
+		prevFail := first.FailRate
+		for _, it := range tu.Iterations[1:] {
+			if it.Kept {
+				assert.GreaterOrEqual(t, it.PassRate, prevFail, "a kept change moves the knee beyond the bracket before it")
+				prevFail = it.FailRate
+			}
 		}
-	}
-	assert.True(t, g.Pass, "with Protect's limit, lowered where compute binds: %s", g.Message)
-	assert.Equal(t, report.VerdictPass, rep.Verdict)
+		last := tu.Iterations[len(tu.Iterations)-1]
+		if last.Kept {
+			assert.Equal(t, verdict.BindCompute, last.Binding)
+			assert.Contains(t, tu.Stop, "compute binds")
+		} else {
+			assert.Contains(t, tu.Stop, "trades one SLO for another", "the loop ends on compute or a trade")
+		}
+		assert.Len(t, rep.Variants, len(tu.Iterations), "one curve per iteration")
+		assert.Contains(t, tu.Command, "vllm serve")
+		require.NotNil(t, rep.Capacity)
+		assert.GreaterOrEqual(t, rep.Capacity.PassRate, first.FailRate)
+		require.NotNil(t, rep.Protect)
+		t.Logf("protect: %+v", *rep.Protect)
+		assert.Greater(t, rep.Protect.MaxNumQueuedReqs, 0)
+		g := tu.OverloadGate
+		require.NotNil(t, g, "the last step is the overload gate")
+		for _, st := range rep.Steps {
+			if st.OverloadGate != nil {
+				t.Logf("%s: %s", st.Name, st.OverloadGate.Message)
+			}
+		}
+		assert.True(t, g.Pass, "with Protect's limit, lowered where compute binds: %s", g.Message)
+		assert.Equal(t, report.VerdictPass, rep.Verdict)
+	})
 }

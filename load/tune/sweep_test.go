@@ -3,13 +3,13 @@ package tune
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -62,28 +62,29 @@ func TestSweepStopsOnAnInvalidStep(t *testing.T) {
 }
 
 func TestSweepFindsTheSimulatorsKnee(t *testing.T) {
-	testkit.Long(t)
-	// Two sequences at a time, 256 prompt and 64 output tokens: about 545 ms
-	// of service each (one prefill step of ~23 ms, 63 decode steps of ~8 ms,
-	// and a little for prefills sharing steps), so the capacity is about
-	// 2/0.545 ≈ 3.7 req/s. With constant arrivals TTFT stays near one
-	// prefill step (~25 ms) below it and climbs past 100 ms within 3 s above
-	// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
-	cfg := load.DefaultPlan()
-	cfg.Target = simTarget(vllmsim.Config{MaxNumSeqs: 2})
-	cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 4}, plantest.MustArrival(t, "constant")
-	cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
-	cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
-	rep, err := Sweep(context.Background(), cfg, Search{Refine: 2})
-	require.NoError(t, err)
-	c := rep.Capacity
-	require.NotNil(t, c)
-	t.Logf("capacity bracket: passes at %g, fails at %g req/s", c.PassRate, c.FailRate)
-	assert.GreaterOrEqual(t, c.PassRate, 2.0)
-	assert.LessOrEqual(t, c.PassRate, 3.8)
-	assert.GreaterOrEqual(t, c.FailRate, 3.5)
-	assert.LessOrEqual(t, c.FailRate, 4.0)
-	assert.Len(t, rep.Steps, 4, "rates 2, 4 (fails), then two bisections")
+	synctest.Test(t, func(t *testing.T) {
+		// Two sequences at a time, 256 prompt and 64 output tokens: about 545 ms
+		// of service each (one prefill step of ~23 ms, 63 decode steps of ~8 ms,
+		// and a little for prefills sharing steps), so the capacity is about
+		// 2/0.545 ≈ 3.7 req/s. With constant arrivals TTFT stays near one
+		// prefill step (~25 ms) below it and climbs past 100 ms within 3 s above
+		// it, so the sweep must bracket 3.7 between 3.5 (pass) and 4 (fail).
+		cfg := load.DefaultPlan()
+		cfg.Target = simTarget(vllmsim.Config{MaxNumSeqs: 2})
+		cfg.Fixture, cfg.Rates, cfg.Arrival = plantest.MustFixture(t, "fixed:256:64"), []float64{2, 4}, plantest.MustArrival(t, "constant")
+		cfg.Duration, cfg.Warmup, cfg.SLOs = 3*time.Second, 0, plantest.MustSLOs(t, "ttft.p50<=60ms")
+		cfg.Thresholds.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+		rep, err := Sweep(context.Background(), cfg, Search{Refine: 2})
+		require.NoError(t, err)
+		c := rep.Capacity
+		require.NotNil(t, c)
+		t.Logf("capacity bracket: passes at %g, fails at %g req/s", c.PassRate, c.FailRate)
+		assert.GreaterOrEqual(t, c.PassRate, 2.0)
+		assert.LessOrEqual(t, c.PassRate, 3.8)
+		assert.GreaterOrEqual(t, c.FailRate, 3.5)
+		assert.LessOrEqual(t, c.FailRate, 4.0)
+		assert.Len(t, rep.Steps, 4, "rates 2, 4 (fails), then two bisections")
+	})
 }
 
 // Bisection stops once the bracket is within the asked precision.

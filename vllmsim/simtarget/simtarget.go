@@ -13,6 +13,7 @@ import (
 	"net"
 	"slices"
 
+	"github.com/llmslo/llmslo/internal/memnet"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -27,6 +28,12 @@ type Sim struct {
 	Args []string
 	// Model is the name requests carry when Config names none.
 	Model string
+	// Virtual serves on in-memory connections (internal/memnet), for a
+	// test that measures inside a testing/synctest bubble: there the clock
+	// moves only when every goroutine waits, so a minute's step takes the
+	// CPU time it needs. What such a run shows of the client is nothing:
+	// its sends are never late and its CPU is free.
+	Virtual bool
 }
 
 // Start starts the simulator on 127.0.0.1 and stops it with the Endpoint.
@@ -42,20 +49,30 @@ func (s Sim) Start(context.Context) (*load.Endpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("simulator: %w", err)
+	var mem *memnet.Listener
+	if s.Virtual {
+		mem = memnet.Listen()
+		srv.Listener = mem
+	} else {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("simulator: %w", err)
+		}
+		srv.Listener = ln
 	}
-	srv.Listener = ln
 	srv.Start()
 	model := srv.Config.ServedModelName
 	if model == "" {
 		model = srv.Config.Model
 	}
-	return &load.Endpoint{Kind: load.KindSim, URL: srv.URL, Model: model,
+	ep := &load.Endpoint{Kind: load.KindSim, URL: srv.URL, Model: model,
 		MaxModelLen: srv.Config.MaxModelLen, MaxNumSeqs: srv.Config.MaxNumSeqs,
 		KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize,
-		Stop:          func() error { srv.Close(); return nil }}, nil
+		Stop:          func() error { srv.Close(); return nil }}
+	if mem != nil {
+		ep.Dial, ep.VirtualTime = mem.Dial, true
+	}
+	return ep, nil
 }
 
 // WithFlags is the simulator configured by Args and flags, as vLLM serve
@@ -66,7 +83,7 @@ func (s Sim) WithFlags(flags []string) (load.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Sim{Config: cfg, Args: args, Model: s.Model}, nil
+	return Sim{Config: cfg, Args: args, Model: s.Model, Virtual: s.Virtual}, nil
 }
 
 // VLLMArgs splits serve flags into vLLM's and the simulator's own, so
