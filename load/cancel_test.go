@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -53,48 +54,51 @@ func simMetric(t *testing.T, url, name, label, value string) float64 {
 // on the requests the server was left to finish, and the latency
 // histograms hold the completed requests only.
 func TestPlannedCancellationsAreCountedApart(t *testing.T) {
-	srv := pacedSim(t, 20*time.Millisecond, 10*time.Millisecond, vllmsim.Faults{ErrorRate: 0.2})
-	p := constantPlan(t, engineClient(t, srv.URL), 100, 2*time.Second, 8, 20, "ttft.p50<=1s")
-	p.Cancel = dispatch.CancelPlan{Rate: 0.3, After: 100 * time.Millisecond, Seed: 5} // requests last 210 ms
-	lines := recordLines(t, &p)
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	s := rep.Steps[0]
-	const n = 200
-	require.Equal(t, n, s.Requests.Sent)
+	synctest.Test(t, func(t *testing.T) {
+		c := virtualEngine(t, pacedConfig(20*time.Millisecond, 10*time.Millisecond, vllmsim.Faults{ErrorRate: 0.2}))
+		p := constantPlan(t, c, 100, 2*time.Second, 8, 20, "ttft.p50<=1s")
+		inVirtualTime(&p)
+		p.Cancel = dispatch.CancelPlan{Rate: 0.3, After: 100 * time.Millisecond, Seed: 5} // requests last 210 ms
+		lines := recordLines(t, &p)
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		s := rep.Steps[0]
+		const n = 200
+		require.Equal(t, n, s.Requests.Sent)
 
-	drawn, drawnFailed := 0, 0
-	for _, r := range lines() {
-		failed := r.Outcome == "http_500"
-		if p.Cancel.Abandons(r.Index) {
-			drawn++
-			if failed {
-				drawnFailed++
+		drawn, drawnFailed := 0, 0
+		for _, r := range lines() {
+			failed := r.Outcome == "http_500"
+			if p.Cancel.Abandons(r.Index) {
+				drawn++
+				if failed {
+					drawnFailed++
+				}
+				assert.Contains(t, []string{"abandoned", "http_500"}, r.Outcome, "drawn request %d", r.Index)
+			} else {
+				assert.Contains(t, []string{observe.OutcomeOK, "http_500"}, r.Outcome, "request %d was not drawn", r.Index)
 			}
-			assert.Contains(t, []string{"abandoned", "http_500"}, r.Outcome, "drawn request %d", r.Index)
-		} else {
-			assert.Contains(t, []string{observe.OutcomeOK, "http_500"}, r.Outcome, "request %d was not drawn", r.Index)
 		}
-	}
-	sd := math.Sqrt(n * 0.3 * 0.7)
-	assert.InDelta(t, n*0.3, drawn, 3.3*sd, "the draw's fraction lies in its binomial interval")
-	assert.Equal(t, drawn-drawnFailed, s.Requests.Abandoned, "a drawn request the server failed first is a failure")
-	assert.Equal(t, n, s.Requests.Completed+s.Requests.Failed+s.Requests.Abandoned)
-	assert.Equal(t, s.Requests.Failed, s.Errors["http_500"])
-	assert.NotContains(t, s.Errors, string(client.ClassAbandoned), "an abandoned request is no error")
+		sd := math.Sqrt(n * 0.3 * 0.7)
+		assert.InDelta(t, n*0.3, drawn, 3.3*sd, "the draw's fraction lies in its binomial interval")
+		assert.Equal(t, drawn-drawnFailed, s.Requests.Abandoned, "a drawn request the server failed first is a failure")
+		assert.Equal(t, n, s.Requests.Completed+s.Requests.Failed+s.Requests.Abandoned)
+		assert.Equal(t, s.Requests.Failed, s.Errors["http_500"])
+		assert.NotContains(t, s.Errors, string(client.ClassAbandoned), "an abandoned request is no error")
 
-	judged := n - s.Requests.Abandoned
-	assert.InDelta(t, float64(s.Requests.Failed)/float64(judged), s.ErrorRate(), 1e-12)
-	lo, hi := stats.WilsonInterval(int64(s.Requests.Failed), int64(judged), 0.999)
-	assert.True(t, lo <= 0.2 && 0.2 <= hi, "error rate %.3f [%.3f, %.3f]: the server's 20%%", s.ErrorRate(), lo, hi)
-	assert.Equal(t, int64(judged), sloResult(t, &s, report.MetricErrorRate).Samples)
+		judged := n - s.Requests.Abandoned
+		assert.InDelta(t, float64(s.Requests.Failed)/float64(judged), s.ErrorRate(), 1e-12)
+		lo, hi := stats.WilsonInterval(int64(s.Requests.Failed), int64(judged), 0.999)
+		assert.True(t, lo <= 0.2 && 0.2 <= hi, "error rate %.3f [%.3f, %.3f]: the server's 20%%", s.ErrorRate(), lo, hi)
+		assert.Equal(t, int64(judged), sloResult(t, &s, report.MetricErrorRate).Samples)
 
-	assert.Equal(t, int64(s.Requests.Completed), s.TTFT.Count, "abandoned requests stay out of TTFT, first token or not")
-	assert.Equal(t, int64(s.Requests.Completed), s.E2EL.Count)
-	e2el := s.Histograms[report.MetricE2EL]
-	assert.Equal(t, e2el.Count(), e2el.CountAbove(200*time.Millisecond), "no E2EL was cut short at 100 ms")
-	assert.InDelta(t, float64(s.Requests.Good)/float64(n-s.Requests.Abandoned), s.Goodput, 1e-12,
-		"goodput leaves the abandoned requests out of its denominator")
+		assert.Equal(t, int64(s.Requests.Completed), s.TTFT.Count, "abandoned requests stay out of TTFT, first token or not")
+		assert.Equal(t, int64(s.Requests.Completed), s.E2EL.Count)
+		e2el := s.Histograms[report.MetricE2EL]
+		assert.Equal(t, e2el.Count(), e2el.CountAbove(200*time.Millisecond), "no E2EL was cut short at 100 ms")
+		assert.InDelta(t, float64(s.Requests.Good)/float64(n-s.Requests.Abandoned), s.Goodput, 1e-12,
+			"goodput leaves the abandoned requests out of its denominator")
+	})
 }
 
 // recordLines makes the plan write per-request records into memory; the

@@ -13,7 +13,6 @@ import (
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/client"
-	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/load/workload"
@@ -38,17 +37,13 @@ func intervalPlan(t *testing.T, cfg vllmsim.Config, virtual bool, rate float64, 
 	t.Helper()
 	var c *client.Client
 	if virtual {
-		srv, dial := simtest.StartInMemory(t, cfg)
-		var err error
-		c, err = client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: 5 * time.Second, Dial: dial})
-		require.NoError(t, err)
-		t.Cleanup(c.Close)
+		c = virtualEngine(t, cfg)
 	} else {
 		c = engineClient(t, simtest.Start(t, cfg).URL)
 	}
 	p := constantPlan(t, c, rate, 11*time.Second, max(in, 1), out, "ttft.p95<=1h", "itl.p99<=1h")
 	if virtual {
-		p.Send.Wait = dispatch.WaitTimer
+		inVirtualTime(&p)
 	}
 	if in < 0 {
 		p.Workload = workload.WorkloadFunc(func(i int) workload.Request {

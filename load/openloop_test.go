@@ -3,10 +3,10 @@ package load
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
@@ -121,57 +121,59 @@ func TestRunMeasuresKnownTimingsThroughTheRunLoop(t *testing.T) {
 // whatever the batch: a request's 10 tokens take 10 steps, its first token
 // coming with its prefill, so each holds a slot for 110 ms and the capacity
 // is 2/0.11 ≈ 18 req/s. The rest wait in vLLM's FIFO queue.
-func capacityServer(t *testing.T) *vllmsim.Server {
-	srv := simtest.Start(t, vllmsim.Config{Model: "m", MaxNumSeqs: 2,
-		Profile: engine.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}})
-	return srv
-}
+// capacityServer is a server of known capacity: two sequences at a time,
+// every engine step 11 ms.
+var capacityServer = vllmsim.Config{Model: "m", MaxNumSeqs: 2,
+	Profile: engine.StepProfile{Name: "fixed-11ms", Fixed: 11 * time.Millisecond}}
 
 func TestOpenLoopAboveCapacityFailsWhileClosedLoopLooksStable(t *testing.T) {
-	t.Parallel() // light (TestMain): 30 req/s of 10-token streams, limits of hundreds of ms
-	srv := capacityServer(t)
-	c := engineClient(t, srv.URL)
-	slos := plantest.MustSLOs(t, "ttft.p95<=300ms")
+	synctest.Test(t, func(t *testing.T) {
+		c := virtualEngine(t, capacityServer)
+		slos := plantest.MustSLOs(t, "ttft.p95<=300ms")
 
-	// Open loop at 30 req/s, well above capacity: the queue grows every
-	// second, so TTFT measured from the intended send time keeps rising.
-	p := handPlan(c, fixedWorkload(16, 10), []float64{30}, 3*time.Second, slos)
-	p.DrainTimeout = 20 * time.Second
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	open := rep.Steps[0]
-	assert.Equal(t, report.VerdictFail, open.Verdict)
-	assert.False(t, open.SLO[0].Pass)
-	first, last := open.Timeline[0], open.Timeline[len(open.Timeline)-1]
-	assert.Greater(t, last.TTFTMeanMs, 3*first.TTFTMeanMs, "TTFT grows through the step: %+v", open.Timeline)
-	assert.Less(t, open.Goodput, 0.5, "most requests waited past the 300 ms TTFT limit")
-	assert.Positive(t, open.Goodput, "the first ones, before the queue built, did not")
+		// Open loop at 30 req/s, well above capacity: the queue grows every
+		// second, so TTFT measured from the intended send time keeps rising.
+		p := handPlan(c, fixedWorkload(16, 10), []float64{30}, 3*time.Second, slos)
+		inVirtualTime(&p)
+		p.DrainTimeout = 20 * time.Second
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		open := rep.Steps[0]
+		assert.Equal(t, report.VerdictFail, open.Verdict)
+		assert.False(t, open.SLO[0].Pass)
+		first, last := open.Timeline[0], open.Timeline[len(open.Timeline)-1]
+		assert.Greater(t, last.TTFTMeanMs, 3*first.TTFTMeanMs, "TTFT grows through the step: %+v", open.Timeline)
+		assert.Less(t, open.Goodput, 0.5, "most requests waited past the 300 ms TTFT limit")
+		assert.Positive(t, open.Goodput, "the first ones, before the queue built, did not")
 
-	// Closed loop, 4 clients, against the same server: it slows down with
-	// the server, so its latency looks finite and steady and it passes.
-	start := time.Now()
-	rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
-	cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
-	n := cl.Run(context.Background())
-	closed, ev := rec.Summary()
-	verdict.JudgeSLOs(&closed, verdict.Criteria{SLOs: slos}).Apply(&closed)
-	assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
-	assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")
-	ratio := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)
-	assert.InDelta(t, 1, ratio, 0.5, "closed-loop TTFT is flat")
-	assert.Less(t, closed.TTFT.P95, 500.0)
+		// Closed loop, 4 clients, against the same server: it slows down with
+		// the server, so its latency looks finite and steady and it passes.
+		start := time.Now()
+		rec := observe.NewRecorder(start, 3*time.Second, observe.PerRequestLimits{}, observe.LengthCheck{})
+		cl := dispatch.ClosedLoop{Clients: 4, Duration: 3 * time.Second, Workload: fixedWorkload(16, 10), Doer: c, Sink: rec}
+		n := cl.Run(context.Background())
+		closed, ev := rec.Summary()
+		verdict.JudgeSLOs(&closed, verdict.Criteria{SLOs: slos}).Apply(&closed)
+		assert.True(t, closed.SLO[0].Pass, "closed loop hides the overload: %+v", closed.SLO[0])
+		assert.Less(t, float64(n)/3, 20.0, "closed loop sent only what the server could take")
+		ratio := float64(ev.TTFTSecondHalfP50) / float64(ev.TTFTFirstHalfP50)
+		assert.InDelta(t, 1, ratio, 0.5, "closed-loop TTFT is flat")
+		assert.Less(t, closed.TTFT.P95, 500.0)
+	})
 }
 
 func TestOpenLoopBelowCapacityPasses(t *testing.T) {
-	srv := capacityServer(t)
-	c := engineClient(t, srv.URL)
-	p := handPlan(c, fixedWorkload(16, 10), []float64{5}, 3*time.Second, plantest.MustSLOs(t, "ttft.p95<=300ms"))
-	p.DrainTimeout = 5 * time.Second
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	s := rep.Steps[0]
-	assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
-	assert.Less(t, s.TTFT.P95, 100.0)
+	synctest.Test(t, func(t *testing.T) {
+		c := virtualEngine(t, capacityServer)
+		p := handPlan(c, fixedWorkload(16, 10), []float64{5}, 3*time.Second, plantest.MustSLOs(t, "ttft.p95<=300ms"))
+		inVirtualTime(&p)
+		p.DrainTimeout = 5 * time.Second
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		s := rep.Steps[0]
+		assert.Equal(t, report.VerdictPass, s.Verdict, "%+v", s.SLO)
+		assert.Less(t, s.TTFT.P95, 100.0)
+	})
 }
 
 func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {

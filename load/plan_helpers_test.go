@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -57,6 +58,22 @@ func (s testSim) Start(context.Context) (*Endpoint, error) {
 		MaxNumSeqs: srv.Config.MaxNumSeqs, KVCacheTokens: srv.Config.NumGPUBlocks * srv.Config.BlockSize,
 		Dial: dial, VirtualTime: s.virtual, Stop: func() error { srv.Close(); return nil }}, nil
 }
+
+// virtualEngine starts the simulator on cfg on in-memory connections and
+// returns a client of it, for a test inside synctest.Test: its plan must
+// also wait on the runtime timer alone (inVirtualTime).
+func virtualEngine(t *testing.T, cfg vllmsim.Config) *client.Client {
+	t.Helper()
+	srv, dial := simtest.StartInMemory(t, cfg)
+	c, err := client.New(client.Config{BaseURL: srv.URL, Model: "m", StallTimeout: 5 * time.Second, Dial: dial})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// inVirtualTime makes a plan's sends wait on the runtime timer, the one
+// clock a testing/synctest bubble moves.
+func inVirtualTime(p *stepPlan) { p.Send.Wait = dispatch.WaitTimer }
 
 // runPlan runs every step of a plan built by hand (its own Doer and
 // Workload, no target) through Measurement.Step, as Measure does; when ctx

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func (w *watcher) StepStarted(s StepProgress) func() {
 func (w *watcher) StepEnded(st *report.StepReport) { w.note("end %s %s", st.Name, st.Verdict) }
 
 func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
-	srv := capacityServer(t)
+	srv := simtest.Start(t, capacityServer)
 	c := engineClient(t, srv.URL)
 	var w watcher
 	p := handPlan(c, fixedWorkload(16, 2), []float64{4, 6}, time.Second, plantest.MustSLOs(t, "ttft.p95<=5s"))

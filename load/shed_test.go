@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/internal/vllmcaptures"
 	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/report"
@@ -26,38 +26,40 @@ import (
 // the default error guard fails the step, since a user turned away was
 // not served.
 func TestShedRequestsAreTheirOwnOutcomeAndFailTheErrorGuard(t *testing.T) {
-	cfg, err := vllmsim.ParseServeArgs([]string{"--model", "m", "--max-num-queued-reqs", "8"})
-	require.NoError(t, err)
-	cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
-	srv := simtest.Start(t, cfg)
-	p := handPlan(engineClient(t, srv.URL), fixedWorkload(16, 5), []float64{160}, 2*time.Second, plantest.MustSLOs(t, "ttft.p50<=10s"))
-	p.DrainTimeout = 5 * time.Second
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	s := rep.Steps[0]
+	synctest.Test(t, func(t *testing.T) {
+		cfg, err := vllmsim.ParseServeArgs([]string{"--model", "m", "--max-num-queued-reqs", "8"})
+		require.NoError(t, err)
+		cfg.Profile = engine.StepProfile{Name: "fixed-20ms", Fixed: 20 * time.Millisecond}
+		p := handPlan(virtualEngine(t, cfg), fixedWorkload(16, 5), []float64{160}, 2*time.Second, plantest.MustSLOs(t, "ttft.p50<=10s"))
+		inVirtualTime(&p)
+		p.DrainTimeout = 5 * time.Second
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		s := rep.Steps[0]
 
-	n := s.Requests
-	assert.Positive(t, n.Shed)
-	assert.Zero(t, n.Failed, "errors %v", s.Errors)
-	assert.NotContains(t, s.Errors, "http_503", "a shed request is no server error")
-	assert.NotContains(t, s.Errors, string(client.ClassShed))
-	assert.Equal(t, n.Judged(), n.Completed+n.Shed+n.Unfinished)
-	share := float64(n.Shed) / float64(n.Judged())
-	assert.InDelta(t, 0.5, share, 0.3, "shed %d of %d", n.Shed, n.Judged())
-	require.NotNil(t, s.Shed)
-	assert.Equal(t, n.Shed, s.Shed.Count)
-	assert.InDelta(t, share, s.Shed.Share, 1e-12)
-	assert.Less(t, s.Shed.CI95[0], share)
-	assert.Greater(t, s.Shed.CI95[1], share)
-	t.Logf("shed %d of %d (%.3f, CI %v), unfinished %d, goodput %.3f", n.Shed, n.Judged(), share, s.Shed.CI95, n.Unfinished, s.Goodput)
-	assert.Contains(t, s.ErrorMessages[string(client.ClassShed)], vllmsim.MsgQueueOverflow)
+		n := s.Requests
+		assert.Positive(t, n.Shed)
+		assert.Zero(t, n.Failed, "errors %v", s.Errors)
+		assert.NotContains(t, s.Errors, "http_503", "a shed request is no server error")
+		assert.NotContains(t, s.Errors, string(client.ClassShed))
+		assert.Equal(t, n.Judged(), n.Completed+n.Shed+n.Unfinished)
+		share := float64(n.Shed) / float64(n.Judged())
+		assert.InDelta(t, 0.5, share, 0.3, "shed %d of %d", n.Shed, n.Judged())
+		require.NotNil(t, s.Shed)
+		assert.Equal(t, n.Shed, s.Shed.Count)
+		assert.InDelta(t, share, s.Shed.Share, 1e-12)
+		assert.Less(t, s.Shed.CI95[0], share)
+		assert.Greater(t, s.Shed.CI95[1], share)
+		t.Logf("shed %d of %d (%.3f, CI %v), unfinished %d, goodput %.3f", n.Shed, n.Judged(), share, s.Shed.CI95, n.Unfinished, s.Goodput)
+		assert.Contains(t, s.ErrorMessages[string(client.ClassShed)], vllmsim.MsgQueueOverflow)
 
-	// Not served counts against goodput and the default error guard.
-	assert.LessOrEqual(t, s.Goodput, 1-share+1e-9)
-	guard := sloResult(t, &s, report.MetricErrorRate)
-	assert.False(t, guard.Pass, "%+v", guard)
-	assert.Equal(t, report.VerdictFail, s.Verdict)
-	assert.InDelta(t, float64(n.Shed+n.Unfinished)/float64(n.Judged()), s.ErrorRate(), 1e-12)
+		// Not served counts against goodput and the default error guard.
+		assert.LessOrEqual(t, s.Goodput, 1-share+1e-9)
+		guard := sloResult(t, &s, report.MetricErrorRate)
+		assert.False(t, guard.Pass, "%+v", guard)
+		assert.Equal(t, report.VerdictFail, s.Verdict)
+		assert.InDelta(t, float64(n.Shed+n.Unfinished)/float64(n.Judged()), s.ErrorRate(), 1e-12)
+	})
 }
 
 // The time a shed request waited for its refusal is measured from its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -71,18 +72,21 @@ func TestServerDyingMidStepFailsOnItsErrors(t *testing.T) {
 // A server failing 30% of its requests fails on its error rate; that the
 // percentiles lack samples too is listed, not what the step says.
 func TestThirtyPercentFailuresFailTheStep(t *testing.T) {
-	srv := pacedSim(t, 5*time.Millisecond, time.Millisecond, vllmsim.Faults{ErrorRate: 0.3})
-	p := constantPlan(t, engineClient(t, srv.URL), 40, 2*time.Second, 8, 4, "ttft.p95<=1s", "itl.p99<=1s")
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	s := rep.Steps[0]
-	assert.Equal(t, report.VerdictFail, s.Verdict, "%+v %+v", s.SLO, s.Hazards)
-	er := sloResult(t, &s, report.MetricErrorRate)
-	assert.InDelta(t, 0.3, er.Observed, 0.12)
-	assert.True(t, er.Conclusive && !er.Pass)
-	assert.Empty(t, s.Hazards, "the error rate's failure stands whatever else was found")
-	assert.True(t, slices.ContainsFunc(s.Notes, func(h report.Hazard) bool { return h.Kind == verdict.HazardTooFewSamples }),
-		"still listed, as a note: %+v", s.Notes)
+	synctest.Test(t, func(t *testing.T) {
+		c := virtualEngine(t, pacedConfig(5*time.Millisecond, time.Millisecond, vllmsim.Faults{ErrorRate: 0.3}))
+		p := constantPlan(t, c, 40, 2*time.Second, 8, 4, "ttft.p95<=1s", "itl.p99<=1s")
+		inVirtualTime(&p)
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		s := rep.Steps[0]
+		assert.Equal(t, report.VerdictFail, s.Verdict, "%+v %+v", s.SLO, s.Hazards)
+		er := sloResult(t, &s, report.MetricErrorRate)
+		assert.InDelta(t, 0.3, er.Observed, 0.12)
+		assert.True(t, er.Conclusive && !er.Pass)
+		assert.Empty(t, s.Hazards, "the error rate's failure stands whatever else was found")
+		assert.True(t, slices.ContainsFunc(s.Notes, func(h report.Hazard) bool { return h.Kind == verdict.HazardTooFewSamples }),
+			"still listed, as a note: %+v", s.Notes)
+	})
 }
 
 // Requests the client abandons enter TTFT as what the user had waited: a
@@ -109,19 +113,22 @@ func TestAbandonedRequestsAreLowerBounds(t *testing.T) {
 // 100 ms burst that takes seconds to serve reports the tokens per second
 // the server gave.
 func TestThroughputOverTheTimeTheStepRan(t *testing.T) {
-	srv := simtest.Start(t, vllmsim.Config{Model: "m", MaxNumSeqs: 4,
-		Profile: engine.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
-	p := constantPlan(t, engineClient(t, srv.URL), 640, 100*time.Millisecond, 16, 20, "e2el.p50<=1h")
-	p.DrainTimeout = 30 * time.Second
-	rep, err := runPlan(context.Background(), p)
-	require.NoError(t, err)
-	s := rep.Steps[0]
-	require.Equal(t, 64, s.Requests.Completed, "%v", s.Errors)
-	// 64 requests, 4 at a time, about 20 steps of 10 ms each: over 3 s.
-	span := s.E2EL.Max / 1000 // the last request's end, from its send at ~0.1 s
-	assert.Greater(t, span, 2.5)
-	assert.InEpsilon(t, float64(s.Tokens.Output)/span, s.Tokens.OutputPerS, 0.1)
-	assert.Less(t, s.Tokens.OutputPerS, 700.0, "not 1280 tokens over the 0.1 s schedule (12,800/s)")
+	synctest.Test(t, func(t *testing.T) {
+		c := virtualEngine(t, vllmsim.Config{Model: "m", MaxNumSeqs: 4,
+			Profile: engine.StepProfile{Name: "10ms-steps", Fixed: 10 * time.Millisecond}})
+		p := constantPlan(t, c, 640, 100*time.Millisecond, 16, 20, "e2el.p50<=1h")
+		inVirtualTime(&p)
+		p.DrainTimeout = 30 * time.Second
+		rep, err := runPlan(context.Background(), p)
+		require.NoError(t, err)
+		s := rep.Steps[0]
+		require.Equal(t, 64, s.Requests.Completed, "%v", s.Errors)
+		// 64 requests, 4 at a time, about 20 steps of 10 ms each: over 3 s.
+		span := s.E2EL.Max / 1000 // the last request's end, from its send at ~0.1 s
+		assert.Greater(t, span, 2.5)
+		assert.InEpsilon(t, float64(s.Tokens.Output)/span, s.Tokens.OutputPerS, 0.1)
+		assert.Less(t, s.Tokens.OutputPerS, 700.0, "not 1280 tokens over the 0.1 s schedule (12,800/s)")
+	})
 }
 
 // Bodies are encoded before their intended time: 100,000-token prompts
