@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/llmslo/llmslo/internal/plantest"
-	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/internal/simtest"
+	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
