@@ -31,6 +31,11 @@ type decider struct {
 	done    chan struct{}
 	quit    chan struct{}
 	record  report.UntilDecided
+	// settled is the last baseline look's comparison when it lay within
+	// the tolerance (verdict.Settled).
+	settled []report.BaselineCheck
+	// horizonS is how far into the window the last look's cohort reached.
+	horizonS float64
 }
 
 // newDecider returns the decider of a step of planned measured requests,
@@ -78,7 +83,6 @@ func (d *decider) start(ctx context.Context) {
 	go func() {
 		defer close(d.done)
 		end := d.f.measureFrom.Add(d.f.p.Duration)
-		prev := 0.0
 		for at := d.f.measureFrom.Add(lookEvery); at.Before(end); at = at.Add(lookEvery) {
 			t := time.NewTimer(time.Until(at))
 			select {
@@ -91,18 +95,17 @@ func (d *decider) start(ctx context.Context) {
 				return
 			}
 			elapsed := at.Sub(d.f.measureFrom).Seconds()
-			if d.look(prev, elapsed) {
+			if d.look(elapsed) {
 				close(d.stop)
 				return
 			}
-			prev = elapsed
 		}
 	}()
 }
 
 // look judges the cohort at elapsed seconds into the window and records
 // the look; it says whether the step is decided and may stop.
-func (d *decider) look(prevS, elapsedS float64) bool {
+func (d *decider) look(elapsedS float64) bool {
 	f, p := d.f, d.f.p
 	now := f.measureFrom.Add(time.Duration(elapsedS * float64(time.Second)))
 	s, ev, horizon, n := d.cohort.Summary(now)
@@ -112,8 +115,13 @@ func (d *decider) look(prevS, elapsedS float64) bool {
 		s.Server = f.scraper.Peek(horizon)
 	}
 	s.Server.MaxNumSeqs = p.MaxNumSeqs
-	c := d.criteria(verdict.IsBaselineLook(prevS, elapsedS, p.Duration.Seconds()))
+	baselineLook := verdict.IsBaselineLook(d.horizonS, s.DurationS, d.record.MinS, p.Duration.Seconds())
+	d.horizonS = s.DurationS
+	c := d.criteria(baselineLook)
 	dec := verdict.JudgeLook(&s, ev, c)
+	if baselineLook {
+		d.settled = verdict.Settled(dec.Baseline)
+	}
 	d.record.SLOs = dec.SLOs
 	d.record.Looks = append(d.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: dec.Bounds})
 	d.record.Why = dec.Why
@@ -128,7 +136,8 @@ func (d *decider) look(prevS, elapsedS float64) bool {
 // criteria is the plan's criteria for a step run until decided.
 func (d *decider) criteria(baselineLook bool) verdict.Criteria {
 	c := d.f.p.judge
-	c.Sequential = &verdict.Sequential{CapS: d.f.p.Duration.Seconds(), PlannedRequests: d.planned, BaselineLook: baselineLook}
+	c.Sequential = &verdict.Sequential{CapS: d.f.p.Duration.Seconds(), PlannedRequests: d.planned, BaselineLook: baselineLook,
+		Settled: d.settled}
 	return c
 }
 

@@ -98,3 +98,36 @@ func TestJustPastTheKneeStillFailsAsOverCapacity(t *testing.T) {
 		assert.NotNil(t, st.OverCapacity, "%+v", st.Hazards)
 	})
 }
+
+// The README's PR gate against a baseline recorded until decided, on the
+// same seed (paired), in virtual time: the rerun stops before its cap too,
+// once its comparison lies within the tolerance at a baseline look, and
+// compares the same requests: the ratio's interval is exactly 1.
+func TestAPairedGateStopsOnceItsComparisonIsWithinTolerance(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := DefaultPlan()
+		cfg.Target = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"})
+		cfg.Fixture, cfg.Rates, cfg.Seed = plantest.MustFixture(t, "azure-conv-2023"), []float64{6}, 1000
+		cfg.Duration, cfg.Warmup = 30*time.Second, 5*time.Second
+		cfg.SLOs = plantest.MustSLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
+		cfg.UntilDecided = true
+		base, err := Measure(context.Background(), cfg)
+		require.NoError(t, err)
+		require.Equal(t, report.VerdictPass, base.Steps[0].Verdict)
+		cfg.Baseline, cfg.BaselineTolerance = base, 0.1
+		rep, err := Measure(context.Background(), cfg)
+		require.NoError(t, err)
+		st := rep.Steps[0]
+		require.NotNil(t, st.UntilDecided)
+		t.Logf("baseline %.1f s; %s", base.Steps[0].DurationS, st.UntilDecided.Why)
+		assert.True(t, st.UntilDecided.Decided, "decided before the cap")
+		assert.Less(t, st.DurationS, 30.0)
+		assert.Equal(t, report.VerdictPass, st.Verdict)
+		require.Len(t, st.Baseline, 2)
+		for _, b := range st.Baseline {
+			require.NotNil(t, b.RatioCI95, b.Metric)
+			assert.Equal(t, [2]float64{1, 1}, *b.RatioCI95, "%s: the same requests, in virtual time", b.Metric)
+			assert.True(t, b.Paired)
+		}
+	})
+}

@@ -92,44 +92,58 @@ import (
 	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
+// The flags are the package's, not main's, so that the package's test
+// binary takes them too: `go test -run TestVirtual` runs the same modes in
+// virtual time (virtual_test.go).
+var (
+	trials       = flag.Int("trials", 10, "trials (fresh seeds)")
+	factors      = flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
+	tolerance    = flag.Float64("tolerance", load.DefaultBaselineTolerance, "baseline tolerance")
+	duration     = flag.Duration("duration", 40*time.Second, "measured length of the gate's step, the cap with -until-decided (refusals: 30s, knee 20s, 2s when starved)")
+	warmup       = flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, knee 2s, 0 when starved)")
+	rateFlag     = flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; knee 5, starved 10000, starved2 20000)")
+	slosFlag     = flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
+	parallel     = flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
+	refusals     = flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
+	firstSeed    = flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
+	untilDecided = flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (the baseline recordings too)")
+	minDuration  = flag.Duration("min-duration", 0, "with -until-decided, the floor of a step (0: the default, "+load.DefaultMinDuration.String()+")")
+)
+
 func main() {
-	trials := flag.Int("trials", 10, "trials (fresh seeds)")
-	factors := flag.String("factors", "1.1,1.2", "step-time factors of the slower servers")
-	tolerance := flag.Float64("tolerance", load.DefaultBaselineTolerance, "baseline tolerance")
-	duration := flag.Duration("duration", 40*time.Second, "measured length of the gate's step, the cap with -until-decided (refusals: 30s, knee 20s, 2s when starved)")
-	warmup := flag.Duration("warmup", 10*time.Second, "the gate's warm-up (refusals: 5s, knee 2s, 0 when starved)")
-	rate := flag.Float64("rate", 6, "the gate's rate, req/s (refusals: 6; knee 5, starved 10000, starved2 20000)")
-	slos := flag.String("slos", strings.Join(powerSLOs, ","), "the gate's SLOs, comma-separated (refusals: "+strings.Join(refusalSLOs, ",")+")")
-	parallel := flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
-	refusals := flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
-	firstSeed := flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
-	untilDecided := flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (the baseline recordings too)")
-	minDuration := flag.Duration("min-duration", 0, "with -until-decided, the floor of a step (0: the default, "+load.DefaultMinDuration.String()+")")
 	flag.Parse()
+	if err := runFlags(context.Background(), false); err != nil {
+		fmt.Fprintln(os.Stderr, "gatepower:", err)
+		os.Exit(1)
+	}
+}
+
+// runFlags runs the mode the flags name. virtual runs every simulator on
+// in-memory connections, for a caller inside a testing/synctest bubble:
+// a trial of minutes then takes the CPU time it needs, and the client is
+// never late (what the gate's own statistics give, without the machine's
+// noise).
+func runFlags(ctx context.Context, virtual bool) error {
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g := gateSpec{rate: *rate, d: *duration, warmup: *warmup, slos: splitList(*slos), firstSeed: *firstSeed,
-		untilDecided: *untilDecided, minDuration: *minDuration}
+	g := gateSpec{rate: *rateFlag, d: *duration, warmup: *warmup, slos: splitList(*slosFlag), firstSeed: *firstSeed,
+		untilDecided: *untilDecided, minDuration: *minDuration, virtual: virtual}
 	if *refusals != "" {
-		if err := refusalRun(context.Background(), *refusals, *trials, *parallel, g, set); err != nil {
-			fmt.Fprintln(os.Stderr, "gatepower:", err)
-			os.Exit(1)
-		}
-		return
+		return refusalRun(ctx, *refusals, *trials, *parallel, g, set)
 	}
 	var fs []float64
 	for _, f := range strings.Split(*factors, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || v <= 0 {
-			fmt.Fprintf(os.Stderr, "gatepower: bad factor %q\n", f)
-			os.Exit(2)
+			return fmt.Errorf("bad factor %q", f)
 		}
 		fs = append(fs, v)
 	}
-	if err := run(*trials, fs, *tolerance, g, *parallel); err != nil {
-		fmt.Fprintln(os.Stderr, "gatepower:", err)
-		os.Exit(1)
+	rows, err := run(ctx, *trials, fs, *tolerance, g, *parallel)
+	if err != nil {
+		return err
 	}
+	return printPower(rows, *trials, *tolerance, g)
 }
 
 // powerSLOs are the README's PR gate's SLOs, which the power mode gates on.
@@ -148,8 +162,7 @@ func splitList(s string) []string {
 // run runs the trials, at most parallel gates at a time: a trial's
 // comparison runs start once its baseline is recorded, and the next
 // trials' baselines run beside them.
-func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel int) error {
-	ctx := context.Background()
+func run(ctx context.Context, trials int, factors []float64, tolerance float64, g gateSpec, parallel int) ([]*tally, error) {
 	rows := []*tally{newTally("baseline recording"), newTally("unchanged, paired"), newTally("unchanged, unpaired")}
 	rows[0].noAlarms = true
 	for _, f := range factors {
@@ -160,7 +173,7 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 	gateIn := func(factor float64, seed int64, base *report.Report) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return g.run(ctx, simtarget.Sim{Config: vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}}, seed, base)
+		return g.run(ctx, g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}), seed, base)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error
@@ -183,9 +196,11 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
+	return rows, firstErr
+}
+
+// printPower prints the power mode's table.
+func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\t%s\tinvalid hazards\n", measuredHeader)
 	for _, t := range rows {
@@ -199,8 +214,8 @@ func run(trials int, factors []float64, tolerance float64, g gateSpec, parallel 
 			alarmRate, rate(t.invalid, t.runs), byMetric, mean, t.measured(g.d.Seconds()), kinds(t.hazards))
 	}
 	fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
-	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %s, h200-llama3-8b, SLOs %s, tolerance %.0f%%\n",
-		g.rate, g.steps(), strings.Join(g.slos, " "), 100*tolerance)
+	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %s, h200-llama3-8b, SLOs %s, tolerance %.0f%%%s\n",
+		g.rate, g.steps(), strings.Join(g.slos, " "), 100*tolerance, g.clock())
 	return tw.Flush()
 }
 
@@ -305,6 +320,22 @@ type gateSpec struct {
 	// shorter than minDuration (0: load.DefaultMinDuration).
 	untilDecided bool
 	minDuration  time.Duration
+	// virtual serves every simulator on in-memory connections, for a run
+	// in virtual time (runFlags).
+	virtual bool
+}
+
+// sim is the simulator configured by cfg, in virtual time when g is.
+func (g gateSpec) sim(cfg vllmsim.Config) load.Target {
+	return simtarget.Sim{Config: cfg, Virtual: g.virtual}
+}
+
+// clock says, for a table's last line, when the runs were in virtual time.
+func (g gateSpec) clock() string {
+	if g.virtual {
+		return "; in virtual time (the client never late)"
+	}
+	return ""
 }
 
 // steps says in words how long the gate's step runs, warm-up included.

@@ -21,7 +21,6 @@ import (
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/vllmsim"
-	"github.com/llmslo/llmslo/vllmsim/simtarget"
 )
 
 // refusalServers are the -refusals modes.
@@ -44,7 +43,7 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 	g, profile := refusalGate(server, g, set)
 	var stops cleanup
 	defer stops.run()
-	target, setup, err := refusalServer(ctx, server, profile, &stops)
+	target, setup, err := refusalServer(ctx, server, profile, g, &stops)
 	if err != nil {
 		return err
 	}
@@ -61,7 +60,7 @@ func refusalRun(ctx context.Context, server string, trials, parallel int, g gate
 		rate(t.fail+t.invalid, t.runs), t.measured(g.d.Seconds()), kinds(t.hazards))
 	fmt.Fprintf(tw, "\ngate: %s at %g req/s (Poisson), %s, profile %s, SLOs %s (+ default error guard), no starved retries\n",
 		cmp.Or(g.fixture, "azure-conv-2023"), g.rate, g.steps(), profile, strings.Join(g.slos, " "))
-	fmt.Fprintf(tw, "server: %s; %d run(s) at a time, a fresh seed each (%d…%d)\n", setup, max(parallel, 1), g.firstSeed, g.firstSeed+int64(max(trials-1, 0)))
+	fmt.Fprintf(tw, "server: %s; %d run(s) at a time, a fresh seed each (%d…%d)%s\n", setup, max(parallel, 1), g.firstSeed, g.firstSeed+int64(max(trials-1, 0)), g.clock())
 	return tw.Flush()
 }
 
@@ -93,7 +92,7 @@ func refusalGate(server string, g gateSpec, set map[string]bool) (gateSpec, stri
 		def.slos = g.slos
 	}
 	def.firstSeed = g.firstSeed
-	def.untilDecided, def.minDuration = g.untilDecided, g.minDuration
+	def.untilDecided, def.minDuration, def.virtual = g.untilDecided, g.minDuration, g.virtual
 	return def, profile
 }
 
@@ -110,13 +109,16 @@ func (c *cleanup) run() {
 
 // refusalServer sets up the server of mode server and says in words what
 // it is. What undoes the setup goes on stops, also when it fails part way.
-func refusalServer(ctx context.Context, server, profile string, stops *cleanup) (target load.Target, setup string, err error) {
-	target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile}}
+func refusalServer(ctx context.Context, server, profile string, g gateSpec, stops *cleanup) (target load.Target, setup string, err error) {
+	target = g.sim(vllmsim.Config{ProfileName: profile})
+	if g.virtual && server != "inproc" && server != "knee" {
+		return nil, "", fmt.Errorf("-refusals %s runs in real time: only inproc and knee run in virtual time", server)
+	}
 	switch server {
 	case "inproc":
 		setup = "the simulator in this process"
 	case "knee":
-		target = simtarget.Sim{Config: vllmsim.Config{ProfileName: profile, MaxNumSeqs: 2}}
+		target = g.sim(vllmsim.Config{ProfileName: profile, MaxNumSeqs: 2})
 		setup = "the simulator in this process with --max-num-seqs 2 (4.3 to 4.5 req/s of capacity: 5 req/s is about 1.15 times it)"
 	case "process", "neighbour":
 		url, stop, err := startSimProcess(ctx, profile)

@@ -5,9 +5,11 @@ import (
 	"testing"
 )
 
-// LongEnv is the variable that runs the long tests: tuning loops, overload
-// gates, sweeps, interval checks and trace-length steps on the simulator,
-// and shard processes, in real time, 8 to 80 s each. The README's
+// LongEnv is the variable that runs the long tests: real-time steps of 10
+// to 40 s whose client is part of what they check (the PR gate at the
+// command line, an interval that must cover the machine's own noise) and
+// shard processes. Tests whose client is not checked run the simulator in
+// virtual time instead (testing/synctest), and are not long. The README's
 // `go test -p 1 ./...` skips them; CI runs them every time in a stage of
 // their own (`.ci/run`, "long tests").
 const LongEnv = "LLMSLO_LONG"

@@ -96,12 +96,19 @@ func ratioEstimate(st, bs *report.StepReport, m report.Metric, p, deffNew, deffB
 	}
 	if cn, cb := st.Clusters[m], bs.Clusters[m]; cn.Count() > 0 && cb.Count() > 0 {
 		if sameSeconds {
-			secs := min(cn.Seconds(), cb.Seconds())
+			// Only the whole seconds both windows measured: a second past
+			// a window's end (its drain, or a look's requests still in
+			// flight) holds the gaps of some of its requests only.
+			secs := min(cn.Seconds(), cb.Seconds(), int(st.DurationS), int(bs.DurationS))
 			cn, cb = cn.Prefix(secs), cb.Prefix(secs)
 		}
 		if point, lo, hi, ok := stats.RatioEstimate(cn, cb, p, conf, paired); ok {
 			return ratio{point, lo, hi}, true
 		}
+	}
+	if sameSeconds {
+		// The histograms below hold each whole window, which differ.
+		return ratio{}, false
 	}
 	nlo, nhi, ok1 := hn.QuantileCIClustered(p, BaselineSideConfidence, deffNew)
 	blo, bhi, ok2 := hb.QuantileCIClustered(p, BaselineSideConfidence, deffBase)

@@ -237,6 +237,8 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 			j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
 		case seq.BaselineLook:
 			j.Baseline, j.BaselineErr = compareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance, BaselineConfidence, true)
+		default:
+			j.Baseline = slices.Clone(seq.Settled)
 		}
 		sev.baseline = baselineTrend(c, s, th)
 	}

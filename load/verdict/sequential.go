@@ -20,7 +20,7 @@ import (
 // (stats.QuantileCS, stats.ProportionCS), which hold at every look at
 // once, so that looking often does not buy wrong verdicts. The baseline's
 // ratio interval is a bootstrap that has no anytime form: it is computed at
-// BaselineLooks looks only (each quarter of the cap), each at confidence
+// BaselineLooks looks only (IsBaselineLook), each at confidence
 // 1 − (1 − CIConfidence)/BaselineLooks, so that the four together err at
 // most as often as one 95% interval.
 type Sequential struct {
@@ -31,6 +31,22 @@ type Sequential struct {
 	// BaselineLook says this judgement is one of the BaselineLooks
 	// (always so for the step's last judgement).
 	BaselineLook bool
+	// Settled holds the last baseline look's checks when every one lay
+	// within the tolerance (Settled): a look between baseline looks may
+	// pass on them, so that a step need not have everything else settled
+	// at the very look that compares.
+	Settled []report.BaselineCheck
+}
+
+// Settled returns checks when each one's interval lies wholly within its
+// tolerance (a comparison that cannot call a regression), else nil.
+func Settled(checks []report.BaselineCheck) []report.BaselineCheck {
+	for _, b := range checks {
+		if b.RatioCI95 == nil || b.RatioCI95[1] > 1+b.Tolerance {
+			return nil
+		}
+	}
+	return checks
 }
 
 // BaselineLooks is how many looks of a step run until decided may compare
@@ -40,14 +56,29 @@ const BaselineLooks = 4
 // BaselineConfidence is each of those looks' confidence.
 const BaselineConfidence = 1 - (1-CIConfidence)/BaselineLooks
 
-// IsBaselineLook says whether a look at atS seconds, the previous one
-// having been at prevS, is one of the BaselineLooks over a cap of capS: the
-// first look at or past each quarter.
-func IsBaselineLook(prevS, atS, capS float64) bool {
-	if capS <= 0 {
-		return false
+// IsBaselineLook says whether a look whose cohort reaches horizonS seconds
+// into the window (its requests sent before then have all finished), the
+// previous look's having reached prevS, is one of the BaselineLooks: the
+// first to reach each of BaselineLooks horizons spaced evenly from the
+// floor floorS to the cap capS, the last of which is the step's final
+// judgement. The horizons space them, not the looks' own times: a
+// comparison is made on the whole seconds of finished requests both runs
+// hold, which lag a look by the requests' length, and its bootstrap needs
+// ten such seconds.
+func IsBaselineLook(prevS, horizonS, floorS, capS float64) bool {
+	return baselineLooksReached(horizonS, floorS, capS) > baselineLooksReached(prevS, floorS, capS)
+}
+
+// baselineLooksReached counts the baseline looks' horizons at or before h.
+func baselineLooksReached(h, floorS, capS float64) int {
+	floorS = min(floorS, capS)
+	n := 0
+	for k := range BaselineLooks {
+		if h >= floorS+(capS-floorS)*float64(k)/float64(BaselineLooks-1) {
+			n++
+		}
 	}
-	return math.Floor(atS/capS*BaselineLooks) > math.Floor(prevS/capS*BaselineLooks)
+	return n
 }
 
 // tunedFor is the sample size an anytime interval for percentile p is
@@ -112,6 +143,9 @@ type LookVerdict struct {
 	Why     string
 	SLOs    []string
 	Bounds  []report.Bounds
+	// Baseline is the comparison a baseline look made (nil at other
+	// looks).
+	Baseline []report.BaselineCheck
 }
 
 // JudgeLook judges a step in progress (the cohort of its first requests,
@@ -131,6 +165,9 @@ type LookVerdict struct {
 func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdict {
 	j := Judge(s, ev, c)
 	d := LookVerdict{}
+	if c.Sequential.BaselineLook {
+		d.Baseline = j.Baseline
+	}
 	for i, r := range j.SLO {
 		d.SLOs = append(d.SLOs, Guarded(c.SLOs)[i].Name())
 		b := report.Bounds{}
@@ -186,7 +223,7 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 	}
 	if c.Baseline != nil {
 		if len(j.Baseline) == 0 {
-			return "the baseline has not been compared yet (it is, at each quarter of the cap)", false
+			return "the baseline is not yet compared within its tolerance (it is compared at four horizons from the floor to the cap)", false
 		}
 		for _, b := range j.Baseline {
 			if b.RatioCI95 == nil || b.RatioCI95[1] > 1+b.Tolerance {
