@@ -170,6 +170,9 @@ func TestBaselineRecordedBeforeTheChecksIsRefusedClearly(t *testing.T) {
 // -run) starts its requests elsewhere in the fixture than the baseline's
 // did: it is compared, but not paired.
 func TestBaselineStepRunAloneIsNotPaired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	target, _ := countingSim(t)
 	p := baselinePlan(t, target)
 	p.Rates = []float64{10, 20}

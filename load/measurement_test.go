@@ -48,6 +48,9 @@ func TestTraceStepsStartAtTheTracesFirstRow(t *testing.T) {
 // StarvedRetries times, and only the last attempt enters the report, with
 // the others listed; any other verdict is final at once.
 func TestStarvedStepsAreMeasuredAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	ctx := context.Background()
 	open := func(slo string, lateFraction float64) *Measurement {
 		cfg := DefaultPlan()

@@ -209,6 +209,9 @@ func TestMergeOfAStarvedShardIsInvalid(t *testing.T) {
 }
 
 func TestMergeRefusesReportsThatDoNotBelongTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	measureFrom := time.Now()
 	outs := synthOutcomes(60, measureFrom)
 	cases := []struct {

@@ -177,6 +177,9 @@ func TestOpenLoopBelowCapacityPasses(t *testing.T) {
 }
 
 func TestFaultsAreClassifiedAndCountAgainstErrorRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	cases := []struct {
 		name   string
 		faults vllmsim.Faults

@@ -42,6 +42,9 @@ func (w *watcher) StepStarted(s StepProgress) func() {
 func (w *watcher) StepEnded(st *report.StepReport) { w.note("end %s %s", st.Name, st.Verdict) }
 
 func TestProgressSeesEachStepsPlaceAndEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	srv := simtest.Start(t, capacityServer)
 	c := engineClient(t, srv.URL)
 	var w watcher

@@ -68,6 +68,9 @@ func minAbs(xs []float64, want float64) float64 {
 // TTFT, the cut and the gaps between tokens are checked on their least
 // delayed request to the millisecond, the gaps also on their median.
 func TestRequestRecordsGiveTheServersTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	const ttft, itl, after = 50.0, 60.0, 140.0 // ms; tokens at 50, 110, 170, ...: 30 ms either side of the cut
 	srv := pacedSim(t, ttft*time.Millisecond, itl*time.Millisecond, vllmsim.Faults{})
 	path := filepath.Join(t.TempDir(), "out", "requests.jsonl")

@@ -174,6 +174,9 @@ func TestSessionReplayOnTheSimulator(t *testing.T) {
 }
 
 func TestSessionReplayOnTheSimulatorChat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	log, fx, _, run := sessionOnSim(t, workload.APIChat)
 	hit, s := run()
 	st := s.Report().Steps[0]

@@ -17,6 +17,9 @@ import (
 )
 
 func TestBaselineCatchesASlowerServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	path := filepath.Join(t.TempDir(), "baseline.json")
 	opts := func(profile string, extra ...Option) []Option {
 		return append([]Option{WithSim(vllmsim.Config{ProfileName: profile}), WithFixture("fixed:512:8"), WithRates(20),

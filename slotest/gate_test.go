@@ -21,6 +21,9 @@ import (
 // fast, what the admitted requests met) and not the error guard the gate
 // replaces, which counts every 503 as a failure.
 func TestAPassingOverloadStepLogsTheGateNotTheErrorGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	// Four sequences of 128+64 tokens carry about 7 req/s; at 12 the
 	// admission limit sheds the excess with fast 503s.
 	st := measure(t, WithSim(vllmsim.Config{ProfileName: "h100-llama3-8b", MaxNumSeqs: 4, MaxNumQueuedReqs: 5}),

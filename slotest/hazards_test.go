@@ -39,6 +39,9 @@ func measure(t *testing.T, opts ...Option) *report.StepReport {
 }
 
 func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	t.Parallel()                                           // light (TestMain)
 	srv := simtest.Start(t, vllmsim.Config{DevMode: true}) // serves /reset_prefix_cache
 	run := func(salt, reset bool) *report.StepReport {
@@ -66,6 +69,9 @@ func TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset(t *testing.T) {
 }
 
 func TestTooFewSamplesFiresForAP99OverFiftyRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	t.Parallel() // light (TestMain)
 	opts := []Option{WithSim(vllmsim.Config{ProfileName: "instant"}), WithFixture("fixed:16:2"), WithRates(25),
 		WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithThresholds(clientQuiet)}
@@ -132,6 +138,9 @@ func TestLengthMismatchFiresAgainstATruncatingServer(t *testing.T) {
 // small holds too little of a previous run for a re-run to hit; the warm
 // re-run is TestWarmCacheFiresOnARepeatedRunWithoutSaltOrReset.)
 func TestWarmCacheQuietUnderPreemption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	t.Parallel() // light (TestMain)
 	srv := simtest.Start(t, vllmsim.Config{NumGPUBlocks: 300, MaxModelLen: 4096, EnablePromptTokensDetails: true})
 	st := measure(t, WithTarget(srv.URL), WithFixture("fixed:1024:256"), WithRates(3), WithArrival("constant"),

@@ -40,6 +40,9 @@ func instantSim(extra ...Option) []Option {
 }
 
 func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	healthy := measure(t, instantSim(WithSLO("ttft.p50<=10s", "error_rate<=1%"))...)
 	var ok recordingTB
 	CheckStep(&ok, healthy)
@@ -75,6 +78,9 @@ func TestSLOFailureAndHazardReadDifferently(t *testing.T) {
 }
 
 func TestStrictModeNeedsAConclusiveInterval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	// 20 requests cannot bound a p95: it passes on the point estimate and
 	// fails in strict mode, which says how many requests it needs.
 	st := measure(t, instantSim(WithSLO("ttft.p95<=10s"), WithThresholds(func(th *verdict.Thresholds) { th.Off = append(th.Off, verdict.HazardTooFewSamples) }))...)

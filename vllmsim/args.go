@@ -235,4 +235,9 @@ var serveFlags = map[string]serveFlag{
 	"fault-stall-after":         intFlag(func(c *Config) *int { return &c.Faults.StallAfter }, 1),
 	"fault-stall-for":           durationFlag(func(c *Config) *time.Duration { return &c.Faults.StallFor }),
 	"fault-startup-delay":       durationFlag(func(c *Config) *time.Duration { return &c.Faults.StartupDelay }),
+	"drift": {set: func(c *Config, v string) error {
+		d, err := ParseDrift(v)
+		c.Drift = d
+		return err
+	}},
 }

@@ -66,6 +66,9 @@ type Config struct {
 	// StepTimeScale multiplies every modelled step time (--step-time-scale);
 	// 1 when 0.
 	StepTimeScale float64
+	// Drift makes every step's time follow the wall clock (--drift; see
+	// Drift); the zero value keeps it fixed.
+	Drift Drift
 
 	// The API server's time before the engine sees a request, taken one
 	// request at a time (frontend.go): FrontendOverhead a request

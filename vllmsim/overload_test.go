@@ -41,6 +41,9 @@ func openLoopOn(t *testing.T, cfg Config, rate float64, d time.Duration) (waitin
 // queue and TTFT grow with the length of the run, and the KV cache, too
 // small for max_num_seqs sequences, preempts.
 func TestOverloadAtEachModelsKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	var capacity [2]float64
 	for i, c := range []struct {
 		name string

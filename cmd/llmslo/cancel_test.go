@@ -21,6 +21,9 @@ import (
 // counted apart from failures; --requests-out writes a line per request,
 // and the abandoned lines are the report's count.
 func TestRunCancelRateAndRequestsOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant",
 		Faults: vllmsim.Faults{PacedTTFT: 20 * time.Millisecond, PacedITL: 10 * time.Millisecond}})
 	dir := t.TempDir()

@@ -105,6 +105,9 @@ func TestFinishMapsVerdictsToExitCodes(t *testing.T) {
 // note that a 1 s step lacks samples and Fit's line before the first step, then steps shorter than 10 s write no
 // progress line, only their summary rows, and nothing is redrawn in place.
 func TestRunOffATerminalWritesOneLinePerStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	require.NoError(t, err)
 	defer f.Close()

@@ -95,6 +95,10 @@ simulator flags:
   --profile NAME               step-time profile: %s (default: the roofline
                                model of the model on the GPU)
   --step-time-scale F          multiply every modelled step time by F (default 1)
+  --drift sine:10%%:2m|step:10%%@TIME
+                               make steps slower with the wall clock, every simulator on the
+                               machine together: a sine up to 10%% slower, 0 at each multiple of
+                               2m since the Unix epoch, or 10%% slower from an RFC 3339 TIME on
   --frontend-overhead D        API server's time a request before the engine sees it, one request
                                at a time (default %v, %v with --engine-v0; none with the
                                hand-fit profiles, the default server's included)

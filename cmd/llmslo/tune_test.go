@@ -17,6 +17,9 @@ import (
 // Against a URL, tune cannot change the server's flags: it says so, and
 // does Fit, the knee and Protect only.
 func TestTuneAgainstAURLCannotChangeFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	cfg, err := vllmsim.ParseServeArgs([]string{"--profile", "h100-llama3-8b", "--max-num-seqs", "2"})
 	require.NoError(t, err)
 	srv := simtest.Start(t, cfg)
@@ -57,6 +60,9 @@ func TestTuneUsageErrorsExitThree(t *testing.T) {
 // sequence that admits two requests at once, asked for 30 a second of
 // half-second requests, sheds most of them fast and serves the rest.
 func TestRunOverloadJudgesTheGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	code, stdout, stderr := runArgs(t, "run", "--overload", "--rates", "30", "--fixture", "fixed:32:64", "--duration", "2s", "--warmup", "0s",
 		"--arrival", "constant", "--slo", "ttft.p50<=2s", "--hazard-off", "too_few_samples,client_saturation", "--quiet",
 		"--sim-args", "--profile h100-llama3-8b --max-num-seqs 1 --max-num-queued-reqs 2")

@@ -77,6 +77,9 @@ func TestBaselineIgnoresTheGoTestEnvironment(t *testing.T) {
 // verdict is read: 40 requests cannot vouch for a p99 (too_few_samples)
 // until that hazard is turned off, and the pass then names what it skipped.
 func TestHazardOffIsJudgedWithoutItAndSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
 	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant", Faults: vllmsim.Faults{PacedITL: time.Millisecond}})
 	path := filepath.Join(t.TempDir(), "report.json")
 	args := func(extra ...string) []string {

@@ -26,6 +26,7 @@ type Loop struct {
 	emit    *emitter // nil when the output path costs nothing
 	adm     admission
 	resets  []chan struct{} // prefix-cache resets waiting for the step to end (reset.go)
+	drift   func(time.Time) float64
 }
 
 // Config is what a Loop drives and how.
@@ -38,12 +39,15 @@ type Config struct {
 	Output   engine.Output
 	// Admission control's limits (admission.go); 0: no limit.
 	MaxQueuedReqs, MaxQueuedTokens int
+	// Drift, when set, multiplies each step's modelled time by its value
+	// at the step's start (vllmsim.Drift).
+	Drift func(time.Time) float64
 }
 
 // New returns a loop that is not yet running; call Start.
 func New(c Config) *Loop {
 	return &Loop{eng: c.Engine, metrics: c.Metrics, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		now: time.Now, front: newIntake(c.Frontend), emit: newEmitter(c.Output),
+		now: time.Now, front: newIntake(c.Frontend), emit: newEmitter(c.Output), drift: c.Drift,
 		adm: admission{maxReqs: c.MaxQueuedReqs, maxTokens: c.MaxQueuedTokens}}
 }
 
@@ -153,6 +157,9 @@ func (l *Loop) run() {
 		l.mu.Unlock()
 
 		now := l.now()
+		if l.drift != nil {
+			dur = time.Duration(float64(dur) * l.drift(now))
+		}
 		if deadline.IsZero() || now.Sub(deadline) > maxLag {
 			deadline = now
 		}
