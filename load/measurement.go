@@ -32,6 +32,9 @@ type Measurement struct {
 	sessions  *workload.Sessions  // set when the fixture's sessions are replayed
 
 	startOffset time.Duration // from Plan.StartAt to the next step's start
+	// versus is the base side of a side-by-side plan (Plan.Versus), run
+	// step by step beside this one.
+	versus *Measurement
 	// openEnded says the run's step count is not known ahead (a sweep),
 	// for progress.
 	openEnded bool
@@ -47,6 +50,10 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 		return nil, err // before the target starts: nothing was sent
 	}
 	plan.Arrival = plan.arrival() // a Process is no trace, and the report names it
+	var base Plan
+	if plan.Versus != nil {
+		plan, base = plan.versusSides()
+	}
 	ep, err := plan.Target.Start(ctx)
 	if err != nil {
 		return nil, err
@@ -55,6 +62,12 @@ func Open(ctx context.Context, plan Plan) (*Measurement, error) {
 	if err := s.prepare(ctx, plan.Fixture); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if base.Target != nil {
+		if err := s.openVersus(ctx, base, plan.versusTolerance()); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -164,6 +177,9 @@ func (m *Measurement) steps(ctx context.Context) (*report.Report, error) {
 // Its report is added to the measurement's report, also when ctx cut it
 // short (then marked partial and returned with ctx's error).
 func (m *Measurement) Step(ctx context.Context, rate float64) (*report.StepReport, error) {
+	if m.versus != nil {
+		return m.versusStep(ctx, rate)
+	}
 	p, err := m.nextStepPlan(rate)
 	if err != nil {
 		return nil, err
@@ -265,6 +281,9 @@ func (m *Measurement) ClosedLoop(ctx context.Context, clients int) (*report.Step
 
 // Close releases the client and whatever the target started.
 func (m *Measurement) Close() error {
+	if m.versus != nil {
+		_ = m.versus.Close()
+	}
 	_ = m.CloseRecords() // its error is CloseRecords' and finish's to report
 	if m.client != nil {
 		m.client.Close()
@@ -295,6 +314,9 @@ func Measure(ctx context.Context, plan Plan) (*report.Report, error) {
 func (m *Measurement) finish(err error) error {
 	if rerr := m.CloseRecords(); rerr != nil && err == nil {
 		err = rerr
+	}
+	if m.versus != nil {
+		err = m.versus.finish(err)
 	}
 	return err
 }

@@ -156,6 +156,19 @@ type Plan struct {
 	// offsets from it (docs/sharding.md).
 	Shard   Shard
 	StartAt time.Time
+	// Versus, when set, runs the plan side by side (docs/versus.md): the
+	// same requests, from the same seed, go to Target and to Versus, the
+	// base (the server a change is judged against), at the same moments
+	// (VersusMode VersusTogether, the default). Each side's steps are
+	// judged on their SLOs, and each of Target's gated percentiles is
+	// compared with the base's, paired second by second: a ratio whose
+	// interval lies wholly beyond ×(1 + VersusTolerance) fails the step
+	// (0: DefaultBaselineTolerance).
+	Versus          Target
+	VersusMode      string
+	VersusTolerance float64
+
+	salt string // the prompts' salt, shared with another plan (shards, Versus)
 }
 
 // DefaultPlan returns a Plan holding every default but the target and the
@@ -197,7 +210,7 @@ func (p *Plan) validate() error {
 // fixture, each here alone: the faces only rename the fields of the
 // *SettingError it returns (NameSettings).
 func (p *Plan) checkSettings() error {
-	for _, check := range []func() error{p.checkPacing, p.checkRates, p.Thresholds.Validate, p.checkRetries, p.checkJudging, p.validateThink, p.validateCancel} {
+	for _, check := range []func() error{p.checkPacing, p.checkRates, p.Thresholds.Validate, p.checkRetries, p.checkJudging, p.validateThink, p.validateCancel, p.checkVersus} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -114,6 +114,9 @@ func checkStartAt(at time.Time) error {
 // the seed and the start, so every shard salts request k alike and a run
 // at another start gets fresh prompts. Empty: a random salt per process.
 func (p *Plan) sharedSalt() string {
+	if p.salt != "" {
+		return p.salt
+	}
 	if p.StartAt.IsZero() || !p.Salt {
 		return ""
 	}

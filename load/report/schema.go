@@ -80,6 +80,8 @@ type Report struct {
 	// report that llmslo merge joined from them (docs/sharding.md).
 	Shard  *ShardInfo `json:"shard,omitempty"`
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Versus is the base side of a side-by-side run (docs/versus.md).
+	Versus *Versus `json:"versus,omitempty"`
 }
 
 // SLOSpec is an SLO as the report states it.
@@ -218,6 +220,10 @@ type StepReport struct {
 	SLO         []SLOResult `json:"slo"`
 	// Baseline compares the step with a recorded run, when one was asked for.
 	Baseline []BaselineCheck `json:"baseline,omitempty"`
+	// Versus compares the step with the base side's of a side-by-side run
+	// (Report.Versus): the same checks, this step's percentile over the
+	// base's, paired by the second both were sent in.
+	Versus []BaselineCheck `json:"versus,omitempty"`
 	// Hazards are what made the step invalid: each could have changed its
 	// verdict (docs/hazards.md). A hazard seen that could not have is a
 	// note instead, with its figures.

@@ -1,0 +1,35 @@
+package report
+
+// Versus modes: how a side-by-side run shares its load between the two
+// servers.
+const (
+	// VersusTogether sends the whole schedule to both at the same moments.
+	VersusTogether = "together"
+)
+
+// Versus is the base side of a side-by-side run: the same requests, from
+// the same seed, were sent to it and to the run's own target at the same
+// moments. Its steps are judged on their own SLOs; the run's own steps
+// hold the comparison (StepReport.Versus), which alone can fail them.
+type Versus struct {
+	Mode   string     `json:"mode"`
+	Target TargetInfo `json:"target"`
+	// Tolerance is the slowdown a ratio's interval may reach before it is a
+	// regression: 0.1 allows ×1.10.
+	Tolerance float64      `json:"tolerance"`
+	Steps     []StepReport `json:"steps"`
+	Verdict   Verdict      `json:"verdict"`
+}
+
+// Step is the base side's step named name, or nil.
+func (v *Versus) Step(name string) *StepReport {
+	if v == nil {
+		return nil
+	}
+	for i := range v.Steps {
+		if v.Steps[i].Name == name {
+			return &v.Steps[i]
+		}
+	}
+	return nil
+}

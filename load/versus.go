@@ -1,0 +1,126 @@
+package load
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+)
+
+// VersusTogether is the side-by-side mode that sends the whole schedule
+// to both servers at the same moments (report.VersusTogether).
+const VersusTogether = report.VersusTogether
+
+// versusLead is the time from both targets being ready to the first
+// step's shared start: enough for each side's prefix-cache reset and
+// dispatcher.
+const versusLead = time.Second
+
+// checkVersus checks a side-by-side plan's settings.
+func (p *Plan) checkVersus() error {
+	if p.Versus == nil {
+		if p.VersusMode != "" {
+			return &SettingError{Field: "VersusMode", Problem: "needs {Versus}, the base side's target"}
+		}
+		return nil
+	}
+	switch {
+	case p.VersusMode != "" && p.VersusMode != VersusTogether:
+		return &SettingError{Field: "VersusMode", Value: p.VersusMode, Problem: "want " + VersusTogether + " (alternate is not built yet)"}
+	case p.Baseline != nil:
+		return &SettingError{Field: "Versus", Problem: "compares with a server run beside this one; {Baseline} compares with a recorded run: choose one"}
+	case p.UntilDecided:
+		return &SettingError{Field: "Versus", Problem: "runs whole windows on both sides: {UntilDecided} would stop one side's step alone"}
+	case p.Shard.Sharded() || !p.StartAt.IsZero():
+		return &SettingError{Field: "Versus", Problem: "sets its own start for both sides: a shard or {StartAt} cannot be run side by side"}
+	case p.Overload != nil:
+		return &SettingError{Field: "Versus", Problem: "compares latencies; an overload step is judged by its gate, whose shed requests have none"}
+	case p.VersusTolerance < 0 || math.IsNaN(p.VersusTolerance) || math.IsInf(p.VersusTolerance, 0):
+		return &SettingError{Field: "VersusTolerance", Value: fmt.Sprint(p.VersusTolerance), Problem: "want a positive fraction, e.g. 0.1"}
+	}
+	return nil
+}
+
+// versusSides are the two plans of a side-by-side run: this one's target,
+// and the base's, each sending the same requests (one salt) and neither
+// measuring a step again (their steps keep one clock).
+func (p Plan) versusSides() (pr, base Plan) {
+	pr, base = p, p
+	pr.Versus, base.Versus, pr.VersusMode, base.VersusMode = nil, nil, "", ""
+	pr.VersusTolerance, base.VersusTolerance = p.versusTolerance(), 0
+	base.Target, base.Progress = p.Versus, nil
+	pr.StarvedRetries, base.StarvedRetries = 0, 0
+	if p.Salt {
+		salt := fmt.Sprintf("versus:%d:seed:%d", time.Now().UnixNano(), p.Seed)
+		pr.salt, base.salt = salt, salt
+	}
+	if p.RequestsOut != "" {
+		ext := filepath.Ext(p.RequestsOut)
+		base.RequestsOut = strings.TrimSuffix(p.RequestsOut, ext) + ".versus" + ext
+	}
+	return pr, base
+}
+
+// versusTolerance is the plan's, or the default.
+func (p *Plan) versusTolerance() float64 {
+	if p.VersusTolerance > 0 {
+		return p.VersusTolerance
+	}
+	return DefaultBaselineTolerance
+}
+
+// openVersus opens the base side of a side-by-side plan beside m, this
+// side's measurement: both targets start before either sends.
+func (m *Measurement) openVersus(ctx context.Context, base Plan, tolerance float64) error {
+	b, err := Open(ctx, base)
+	if err != nil {
+		return fmt.Errorf("the base side (Versus): %w", err)
+	}
+	m.versus = b
+	m.report.Versus = &report.Versus{Mode: VersusTogether, Target: b.endpoint.Info(), Tolerance: tolerance}
+	return nil
+}
+
+// versusStep runs one step at rate on both sides at once, from one start
+// shared by both, judges this side's against the base's, and adds each to
+// its side's report.
+func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.StepReport, error) {
+	type side struct {
+		m   *Measurement
+		p   stepPlan
+		st  *report.StepReport
+		err error
+	}
+	sides := []*side{{m: m}, {m: m.versus}}
+	start := time.Now().Add(versusLead)
+	for _, s := range sides {
+		if s.p, s.err = s.m.nextStepPlan(rate); s.err != nil {
+			return nil, s.err
+		}
+		if err := s.m.preparePrompts(ctx, rate, s.p); err != nil {
+			return nil, fmt.Errorf("prepare prompts: %w", err)
+		}
+		s.p.StepStart = start
+	}
+	var wg sync.WaitGroup
+	for _, s := range sides {
+		wg.Go(func() { s.st, s.err = s.m.measureStep(ctx, rate, s.p) })
+	}
+	wg.Wait()
+	own, base := sides[0], sides[1]
+	err := cmp.Or(own.err, base.err)
+	if own.st != nil && base.st != nil && err == nil {
+		err = verdict.JudgeVersus(own.st, base.st, m.report.Versus.Tolerance)
+	}
+	base.m.addStep(base.st, base.err)
+	m.report.Versus.Steps, m.report.Versus.Verdict = base.m.report.Steps, base.m.report.Verdict
+	m.addStep(own.st, err)
+	return own.st, err
+}

@@ -1,0 +1,83 @@
+package load
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/internal/plantest"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// gatePlan is the README's PR gate on a simulator (in virtual time)
+// configured by cfg: azure-conv-2023 at 6 req/s, 30 s after 5 s.
+func gatePlan(t *testing.T, cfg vllmsim.Config) Plan {
+	p := DefaultPlan()
+	cfg.ProfileName = "h200-llama3-8b"
+	p.Target = virtualSimTarget(cfg)
+	p.Fixture, p.Rates, p.Seed = plantest.MustFixture(t, "azure-conv-2023"), []float64{6}, 1000
+	p.Duration, p.Warmup = 30*time.Second, 5*time.Second
+	p.SLOs = plantest.MustSLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
+	return p
+}
+
+// Drift (every simulator 20% slower from a moment on, as a node that runs
+// warm) between a baseline's recording and the gate that compares with it
+// raises a false alarm on an unchanged server. Side by side, both servers
+// meet the same drift: the unchanged one passes, and one whose every
+// engine step is 20% slower is caught.
+func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		at := time.Now().Add(5 * time.Minute)
+		drift := vllmsim.Drift{Kind: vllmsim.DriftStep, Amplitude: 0.2, At: at}
+		same := vllmsim.Config{Drift: drift}
+
+		recorded, err := Measure(context.Background(), gatePlan(t, same))
+		require.NoError(t, err)
+		require.Equal(t, report.VerdictPass, recorded.Verdict)
+		time.Sleep(time.Until(at)) // the node runs warm
+		p := gatePlan(t, same)
+		p.Baseline = recorded
+		later, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		st := later.Steps[0]
+		t.Logf("recorded baseline, after the drift: %s: %s", st.Verdict, verdict.VersusLine(st.Baseline))
+		assert.Equal(t, report.VerdictFail, st.Verdict, "a false alarm: the server did not change")
+		assert.NotEmpty(t, verdict.Regressions(st.Baseline))
+
+		p = gatePlan(t, same)
+		p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", Drift: drift})
+		side, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		st = side.Steps[0]
+		t.Logf("side by side, unchanged: %s: %s", st.Verdict, verdict.VersusLine(st.Versus))
+		assert.Equal(t, report.VerdictPass, st.Verdict)
+		require.Len(t, st.Versus, 2)
+		for _, c := range st.Versus {
+			require.NotNil(t, c.RatioCI95, c.Metric)
+			assert.LessOrEqual(t, c.RatioCI95[0], 1.0, c.Metric)
+			assert.GreaterOrEqual(t, c.RatioCI95[1], 1.0, c.Metric)
+			assert.True(t, c.Paired)
+		}
+		require.NotNil(t, side.Versus)
+		assert.Equal(t, report.VersusTogether, side.Versus.Mode)
+		require.Len(t, side.Versus.Steps, 1)
+		assert.Equal(t, report.VerdictPass, side.Versus.Steps[0].Verdict, "the base side is judged on its own SLOs")
+		assert.Equal(t, st.Requests.Sent, side.Versus.Steps[0].Requests.Sent, "the same schedule")
+
+		p = gatePlan(t, vllmsim.Config{Drift: drift, StepTimeScale: 1.2})
+		p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", Drift: drift})
+		slower, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		st = slower.Steps[0]
+		t.Logf("side by side, ×1.2: %s: %s", st.Verdict, verdict.VersusLine(st.Versus))
+		assert.Equal(t, report.VerdictFail, st.Verdict)
+		assert.NotEmpty(t, verdict.Regressions(st.Versus))
+	})
+}
