@@ -81,3 +81,62 @@ func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
 		assert.NotEmpty(t, verdict.Regressions(st.Versus))
 	})
 }
+
+// The paired interval, on two servers alike but for each one's own noise
+// (every step up to 10% slower, drawn from each server's seed) under a
+// drift they share: it covers ×1 in at least 95% of trials, and is
+// narrower than the interval of two unpaired runs of the same length (the
+// same servers, each alone, on other seeds and at other moments).
+func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 runs of 25 s in virtual time, about 10 s: the README's pass runs it")
+	}
+	const trials = 20
+	synctest.Test(t, func(t *testing.T) {
+		drift := vllmsim.Drift{Kind: vllmsim.DriftSine, Amplitude: 0.1, Period: 3 * time.Minute}
+		server := func(seed int64) vllmsim.Config {
+			return vllmsim.Config{ProfileName: "h200-llama3-8b", Drift: drift, StepJitter: 0.1, Seed: seed}
+		}
+		covered, pairedWidth, unpairedWidth, n := 0, 0.0, 0.0, 0
+		for i := range trials {
+			seed := int64(3000 + i)
+			p := gatePlan(t, server(seed))
+			p.Duration, p.Seed = 20*time.Second, seed
+			p.Versus = virtualSimTarget(server(seed + 500))
+			rep, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			st := rep.Steps[0]
+			ok := true
+			for _, c := range st.Versus {
+				require.NotNil(t, c.RatioCI95, c.Metric)
+				ok = ok && c.RatioCI95[0] <= 1 && c.RatioCI95[1] >= 1
+				pairedWidth += c.RatioCI95[1] - c.RatioCI95[0]
+			}
+			if ok {
+				covered++
+			}
+			// The same two servers, each alone, on other seeds, a third of
+			// the drift's period apart.
+			p = gatePlan(t, server(seed))
+			p.Duration, p.Seed = 20*time.Second, seed+100
+			a, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			time.Sleep(time.Minute)
+			p = gatePlan(t, server(seed+500))
+			p.Duration, p.Seed = 20*time.Second, seed+200
+			b, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			cs, err := verdict.CompareBaseline(b, &a.Steps[0], false, 0.1)
+			require.NoError(t, err)
+			for _, c := range cs {
+				require.NotNil(t, c.RatioCI95, c.Metric)
+				unpairedWidth += c.RatioCI95[1] - c.RatioCI95[0]
+			}
+			n += len(cs)
+		}
+		pairedWidth, unpairedWidth = pairedWidth/float64(n), unpairedWidth/float64(n)
+		t.Logf("covered ×1 in %d of %d trials; mean interval width %.3f paired, %.3f unpaired", covered, trials, pairedWidth, unpairedWidth)
+		assert.GreaterOrEqual(t, covered, trials*95/100)
+		assert.Less(t, pairedWidth, unpairedWidth)
+	})
+}

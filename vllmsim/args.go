@@ -235,6 +235,14 @@ var serveFlags = map[string]serveFlag{
 	"fault-stall-after":         intFlag(func(c *Config) *int { return &c.Faults.StallAfter }, 1),
 	"fault-stall-for":           durationFlag(func(c *Config) *time.Duration { return &c.Faults.StallFor }),
 	"fault-startup-delay":       durationFlag(func(c *Config) *time.Duration { return &c.Faults.StartupDelay }),
+	"step-jitter": {set: func(c *Config, v string) error {
+		f, err := parseShare(v)
+		if err != nil || !(f >= 0 && f <= 1) {
+			return fmt.Errorf("%q is not a share within [0, 100%%]", v)
+		}
+		c.StepJitter = f
+		return nil
+	}},
 	"drift": {set: func(c *Config, v string) error {
 		d, err := ParseDrift(v)
 		c.Drift = d

@@ -69,6 +69,10 @@ type Config struct {
 	// Drift makes every step's time follow the wall clock (--drift; see
 	// Drift); the zero value keeps it fixed.
 	Drift Drift
+	// StepJitter makes each step up to that share slower, drawn anew for
+	// every step from Seed (--step-jitter): a server's own noise, which two
+	// servers of different seeds do not share, as Drift is shared.
+	StepJitter float64
 
 	// The API server's time before the engine sees a request, taken one
 	// request at a time (frontend.go): FrontendOverhead a request

@@ -42,8 +42,13 @@ func TestParseDrift(t *testing.T) {
 	cfg, err := ParseServeArgs([]string{"--drift", "sine:10%:1m"})
 	require.NoError(t, err)
 	assert.Equal(t, DriftSine, cfg.Drift.Kind)
-	_, sim := VLLMArgs([]string{"--drift", "sine:10%:1m", "--max-num-seqs", "4"})
-	assert.Equal(t, []string{"--drift", "sine:10%:1m"}, sim, "a simulator's flag: not in a vllm serve line")
+	_, sim := VLLMArgs([]string{"--drift", "sine:10%:1m", "--max-num-seqs", "4", "--step-jitter", "5%"})
+	assert.Equal(t, []string{"--drift", "sine:10%:1m", "--step-jitter", "5%"}, sim, "the simulator's flags: not in a vllm serve line")
+	cfg, err = ParseServeArgs([]string{"--step-jitter", "5%"})
+	require.NoError(t, err)
+	assert.InDelta(t, 0.05, cfg.StepJitter, 1e-12)
+	_, err = ParseServeArgs([]string{"--step-jitter", "150%"})
+	assert.ErrorContains(t, err, "--step-jitter")
 }
 
 // The sine is at full speed at each multiple of its period since the

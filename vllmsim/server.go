@@ -65,6 +65,7 @@ func New(cfg Config) (*Server, error) {
 	// The metrics read the loop's engine only when scraped, once it is set.
 	s.metrics = metrics.New(metricsConfig(c), func() engine.Stats { return s.loop.Stats() })
 	s.loop = drive.New(drive.Config{Engine: eng, Metrics: s.metrics, Frontend: newFrontend(c), Output: newOutput(c), Drift: c.driftFactor(),
+		Jitter: c.StepJitter, JitterSeed: c.Seed,
 		MaxQueuedReqs: c.MaxNumQueuedReqs, MaxQueuedTokens: c.MaxNumQueuedTokens})
 	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil

@@ -10,7 +10,7 @@ var simulatorOnly = map[string]bool{
 	"profile": true, "gpu": true, "step-time-scale": true,
 	"frontend-overhead": true, "frontend-per-token": true, "no-frontend": true, "engine-v0": true,
 	"output-overhead": true, "output-per-seq": true, "error-format": true, "startup-behavior": true,
-	"drift":    true,
+	"drift": true, "step-jitter": true,
 	"dev-mode": true, // vLLM reads VLLM_SERVER_DEV_MODE from its environment instead
 }
 

@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ type Loop struct {
 	adm     admission
 	resets  []chan struct{} // prefix-cache resets waiting for the step to end (reset.go)
 	drift   func(time.Time) float64
+	jitter  float64
+	rng     *rand.Rand // the jitter's draws: the loop's goroutine alone
 }
 
 // Config is what a Loop drives and how.
@@ -42,12 +45,16 @@ type Config struct {
 	// Drift, when set, multiplies each step's modelled time by its value
 	// at the step's start (vllmsim.Drift).
 	Drift func(time.Time) float64
+	// Jitter makes each step up to that share slower, drawn for each step
+	// from a generator seeded with JitterSeed.
+	Jitter     float64
+	JitterSeed int64
 }
 
 // New returns a loop that is not yet running; call Start.
 func New(c Config) *Loop {
 	return &Loop{eng: c.Engine, metrics: c.Metrics, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		now: time.Now, front: newIntake(c.Frontend), emit: newEmitter(c.Output), drift: c.Drift,
+		now: time.Now, front: newIntake(c.Frontend), emit: newEmitter(c.Output), drift: c.Drift, jitter: c.Jitter, rng: rand.New(rand.NewPCG(uint64(c.JitterSeed), 0x6a6974746572)),
 		adm: admission{maxReqs: c.MaxQueuedReqs, maxTokens: c.MaxQueuedTokens}}
 }
 
@@ -159,6 +166,9 @@ func (l *Loop) run() {
 		now := l.now()
 		if l.drift != nil {
 			dur = time.Duration(float64(dur) * l.drift(now))
+		}
+		if l.jitter > 0 {
+			dur = time.Duration(float64(dur) * (1 + l.jitter*l.rng.Float64()))
 		}
 		if deadline.IsZero() || now.Sub(deadline) > maxLag {
 			deadline = now
