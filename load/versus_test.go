@@ -1,7 +1,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
+	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -139,4 +145,75 @@ func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
 		assert.GreaterOrEqual(t, covered, trials*95/100)
 		assert.Less(t, pairedWidth, unpairedWidth)
 	})
+}
+
+// Side by side, both servers get exactly the same requests at the same
+// intended moments: the per-request records of the two sides list the same
+// indices, prompts of the same length and the same intended times, and
+// each step's window starts at one instant on both.
+func TestSideBySideSendsTheSameRequestsAtTheSameMoments(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := gatePlan(t, vllmsim.Config{})
+		p.Rates, p.Duration, p.Warmup = []float64{4, 8}, 5*time.Second, time.Second
+		p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: 1.5})
+		p.RequestsOut = filepath.Join(t.TempDir(), "requests.jsonl")
+		rep, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		require.Len(t, rep.Steps, 2)
+		require.Len(t, rep.Versus.Steps, 2)
+		for i, st := range rep.Steps {
+			assert.Equal(t, st.StartedAt, rep.Versus.Steps[i].StartedAt, "%s: one start", st.Name)
+			assert.Equal(t, st.Requests.Sent, rep.Versus.Steps[i].Requests.Sent)
+		}
+		read := func(path string) []observe.RequestRecord {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			var out []observe.RequestRecord
+			for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+				var r observe.RequestRecord
+				require.NoError(t, json.Unmarshal(line, &r))
+				out = append(out, r)
+			}
+			slices.SortFunc(out, func(a, b observe.RequestRecord) int { return a.Index - b.Index })
+			return out
+		}
+		own, base := read(p.RequestsOut), read(filepath.Join(filepath.Dir(p.RequestsOut), "requests.versus.jsonl"))
+		require.NotEmpty(t, own)
+		require.Len(t, base, len(own))
+		for i := range own {
+			assert.Equal(t, own[i].Index, base[i].Index)
+			assert.Equal(t, own[i].Step, base[i].Step)
+			assert.Equal(t, own[i].InputTokens, base[i].InputTokens, "request %d", own[i].Index)
+			assert.InDelta(t, own[i].IntendedS, base[i].IntendedS, 1e-9, "request %d", own[i].Index)
+		}
+	})
+}
+
+// A side-by-side plan that cannot run as asked is refused before either
+// target starts, naming the setting.
+func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
+	base := virtualSimTarget(vllmsim.Config{})
+	cases := []struct {
+		name  string
+		edit  func(*Plan)
+		field string
+	}{
+		{"a mode without a base", func(p *Plan) { p.Versus, p.VersusMode = nil, VersusTogether }, "VersusMode"},
+		{"a mode not built", func(p *Plan) { p.VersusMode = "alternate" }, "VersusMode"},
+		{"and a recorded baseline", func(p *Plan) { p.Baseline = &report.Report{} }, "Versus"},
+		{"until decided", func(p *Plan) { p.UntilDecided = true }, "Versus"},
+		{"an overload step", func(p *Plan) { p.Overload = &verdict.OverloadSettings{} }, "Versus"},
+		{"a negative tolerance", func(p *Plan) { p.VersusTolerance = -0.1 }, "VersusTolerance"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := gatePlan(t, vllmsim.Config{})
+			p.Versus = base
+			c.edit(&p)
+			_, err := Open(context.Background(), p)
+			var se *SettingError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, c.field, se.Field, "%v", err)
+		})
+	}
 }
