@@ -41,7 +41,7 @@ func (p *Plan) checkVersus() error {
 	case p.Shard.Sharded() || !p.StartAt.IsZero():
 		return &SettingError{Field: "Versus", Problem: "sets its own start for both sides: a shard or {StartAt} cannot be run side by side"}
 	case p.Overload != nil:
-		return &SettingError{Field: "Versus", Problem: "compares latencies; an overload step is judged by its gate, whose shed requests have none"}
+		return &SettingError{Field: "Versus", Problem: "compares latencies; an overload step ({Overload}) is judged by its gate, and its shed requests have none"}
 	case p.VersusTolerance < 0 || math.IsNaN(p.VersusTolerance) || math.IsInf(p.VersusTolerance, 0):
 		return &SettingError{Field: "VersusTolerance", Value: fmt.Sprint(p.VersusTolerance), Problem: "want a positive fraction, e.g. 0.1"}
 	}

@@ -177,6 +177,7 @@ var planFlags = map[string]string{
 	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
 	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
 	"FitMargin": "--fit-margin", "MinDuration": "--min-duration", "UntilDecided": "--until-decided", "BaselineTolerance": "--baseline-tolerance",
+	"Versus": "--versus", "VersusMode": "--versus-mode", "VersusTolerance": "--versus-tolerance", "Baseline": "--baseline", "Overload": "--overload",
 	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 
@@ -320,6 +321,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.registerBaseline(fs)
 	var sf shardFlags
 	sf.register(fs)
+	var vf versusFlags
+	vf.register(fs)
 	overload := fs.Bool("overload", false, "run each rate as an overload step, past the knee: judged by the overload gate (fast 503s for shed requests, SLOs for admitted ones, no timeouts) instead of the error guard")
 	shedP99 := fs.Duration("shed-p99", verdict.DefaultShedP99, "with --overload: the limit on the p99 of a shed request's time to its 503")
 	cfg, code, ok := f.parse("llmslo run", fs, args, stderr, planHooks{
@@ -329,7 +332,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			return nil
 		},
-		after: func(_ map[string]bool, cfg *load.Plan, _ io.Writer) error { return sf.apply(cfg) },
+		after: func(set map[string]bool, cfg *load.Plan, stderr io.Writer) error {
+			var notes io.Writer
+			if !f.quiet {
+				notes = stderr
+			}
+			if err := vf.config(cfg, &f, set, notes); err != nil {
+				return err
+			}
+			return sf.apply(cfg)
+		},
 	})
 	if !ok {
 		return code

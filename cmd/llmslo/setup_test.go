@@ -92,6 +92,12 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"max-duration with duration", []string{"sweep", "--rates", "20", "--duration", "1m", "--max-duration", "3m"}, []string{"--max-duration", "--duration"}},
 		{"server variants of a running server", []string{"sweep", "--rates", "20", "--server-variant", "--max-num-seqs 8"}, []string{"--server-variant", "--target"}},
 		{"tune too short for p95", append([]string{"tune"}, short...), []string{"--duration 20s", "2 req/s", "ttft.p95", "needs 200"}},
+		{"versus-sim-args without versus", []string{"run", "--rates", "2", "--versus-sim-args", "--max-num-seqs 8"}, []string{"--versus-sim-args", "needs --versus"}},
+		{"versus-sim-args with a URL base", []string{"run", "--rates", "2", "--versus", "http://127.0.0.1:1", "--versus-sim-args", "--max-num-seqs 8"}, []string{"--versus-sim-args", "--versus sim"}},
+		{"versus in a mode not built", []string{"run", "--rates", "2", "--versus", "sim", "--versus-mode", "alternate"}, []string{"--versus-mode", "alternate"}},
+		{"versus until decided", []string{"run", "--rates", "2", "--versus", "sim", "--until-decided"}, []string{"--versus", "--until-decided"}},
+		{"versus with overload", []string{"run", "--rates", "2", "--versus", "sim", "--overload"}, []string{"--versus", "--overload"}},
+		{"versus vllm of another target", []string{"run", "--rates", "2", "--versus", "vllm"}, []string{"--versus vllm", "--target vllm"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

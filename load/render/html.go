@@ -334,6 +334,10 @@ section.step{break-inside:avoid-page}
 <thead><tr><th>percentile</th><th>observed</th><th>95% interval</th><th>baseline</th><th>allowed</th><th class="result">result</th></tr></thead>
 <tbody>{{range .Baseline}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{with .CI95Ms}}{{printf "[%.1f, %.1f] ms" (index . 0) (index . 1)}}{{else}}n/a{{end}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
+{{if .Versus}}<h3>Against the base side (side by side: the same requests at the same moments)</h3><div class="wide"><table>
+<thead><tr><th>percentile</th><th>this server</th><th>the base</th><th>ratio [95% interval]</th><th>allowed</th><th class="result">result</th></tr></thead>
+<tbody>{{range .Versus}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "×%.2f" .Ratio}}{{with .RatioCI95}}{{printf " [%.2f, %.2f]" (index . 0) (index . 1)}}{{end}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
 <div class="cols">
 <div><h3>Errors</h3>{{if .Errors}}<table><thead><tr><th>class</th><th>count</th></tr></thead><tbody>{{range .Errors}}<tr><td>{{.Class}}</td><td>{{.Count}}</td></tr>{{end}}</tbody></table>{{else}}<p class="note">none</p>{{end}}</div>
 <div><h3>Server</h3>{{with .Server}}{{if .MetricsAvailable}}<dl>

@@ -51,6 +51,19 @@ func Markdown(title string, r *report.Report) string {
 		s := &r.Steps[i]
 		fmt.Fprintf(&b, "| %s | %.2f | %d | %d | %.1f | %.1f | %.1f%% | %s |\n", s.Name, s.RateAchieved,
 			s.Requests.Sent, s.Requests.Failed+s.Requests.Unfinished, s.TTFT.P95, s.ITL.P99, 100*s.Goodput, s.Verdict)
+		if bs := r.Versus.Step(s.Name); bs != nil {
+			fmt.Fprintf(&b, "| %s, base | %.2f | %d | %d | %.1f | %.1f | %.1f%% | %s |\n", s.Name, bs.RateAchieved,
+				bs.Requests.Sent, bs.Requests.Failed+bs.Requests.Unfinished, bs.TTFT.P95, bs.ITL.P99, 100*bs.Goodput, bs.Verdict)
+		}
+	}
+	if v := r.Versus; v != nil {
+		fmt.Fprintf(&b, "\nSide by side (%s) with the base %s: the same requests at the same moments; a ratio this ÷ base beyond ×%.2f fails.\n",
+			v.Mode, targetWords(v.Target), 1+v.Tolerance)
+		for i := range r.Steps {
+			if cs := r.Steps[i].Versus; len(cs) > 0 {
+				fmt.Fprintf(&b, "\n- **%s** against the base: %s.", r.Steps[i].Name, VersusLine(cs))
+			}
+		}
 	}
 	for i := range r.Steps {
 		s := &r.Steps[i]

@@ -30,8 +30,24 @@ func WriteSummary(w io.Writer, r *report.Report) {
 			msCell(s.TTFT.P50, s.TTFT.Count), msCell(s.TTFT.P95, s.TTFT.Count), msCell(s.TTFT.P99, s.TTFT.Count),
 			msCell(s.ITL.P50, s.ITL.Count), msCell(s.ITL.P99, s.ITL.Count), msCell(s.TPOT.P50, s.TPOT.Count),
 			100*s.Goodput, verdictCell(s))
+		if b := r.Versus.Step(s.Name); b != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\t\n",
+				"  base", asked, b.RateAchieved, b.Requests.Sent, b.Requests.Completed, b.Requests.Failed+b.Requests.Unfinished,
+				msCell(b.TTFT.P50, b.TTFT.Count), msCell(b.TTFT.P95, b.TTFT.Count), msCell(b.TTFT.P99, b.TTFT.Count),
+				msCell(b.ITL.P50, b.ITL.Count), msCell(b.ITL.P99, b.ITL.Count), msCell(b.TPOT.P50, b.TPOT.Count),
+				100*b.Goodput, verdictCell(b))
+		}
 	}
 	tw.Flush()
+	if v := r.Versus; v != nil {
+		fmt.Fprintf(w, "side by side (%s) with the base %s: the same requests at the same moments; a ratio this ÷ base beyond ×%.2f fails\n",
+			v.Mode, targetWords(v.Target), 1+v.Tolerance)
+		for i := range r.Steps {
+			if cs := r.Steps[i].Versus; len(cs) > 0 {
+				fmt.Fprintf(w, "%s: against the base: %s\n", r.Steps[i].Name, VersusLine(cs))
+			}
+		}
+	}
 	for i := range r.Steps {
 		if line := ShedInWords(&r.Steps[i]); line != "" {
 			fmt.Fprintf(w, "%s: %s\n", r.Steps[i].Name, line)
@@ -323,4 +339,30 @@ func FailedSLO(r report.SLOResult) string {
 func regression(c report.BaselineCheck) string {
 	return fmt.Sprintf("%s.p%g %.1f ms against a baseline of %.1f ms (allowed +%.0f%%)",
 		c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, 100*c.Tolerance)
+}
+
+// VersusLine says in one line how a step compared with the base side of a
+// side-by-side run: each gated percentile's ratio and its interval.
+func VersusLine(cs []report.BaselineCheck) string {
+	var parts []string
+	for _, c := range cs {
+		p := fmt.Sprintf("%s.p%g ×%.2f", c.Metric, c.Percentile, c.Ratio)
+		if c.RatioCI95 != nil {
+			p += fmt.Sprintf(" [%.2f, %.2f]", c.RatioCI95[0], c.RatioCI95[1])
+		}
+		if c.Regressed {
+			p += " REGRESSED"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// targetWords names a target for a line: its kind, and its URL when it has
+// one that says more.
+func targetWords(t report.TargetInfo) string {
+	if t.URL == "" || t.Kind == "sim" {
+		return t.Kind
+	}
+	return t.Kind + " " + t.URL
 }

@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/llmslo/llmslo/load/report"
 )
@@ -74,20 +73,4 @@ func failsOnItsOwn(st *report.StepReport) bool {
 		}
 	}
 	return false
-}
-
-// VersusLine says in one line how a step compared with the base side.
-func VersusLine(checks []report.BaselineCheck) string {
-	var parts []string
-	for _, c := range checks {
-		p := fmt.Sprintf("%s.p%g ×%.2f", c.Metric, c.Percentile, c.Ratio)
-		if c.RatioCI95 != nil {
-			p += fmt.Sprintf(" [%.2f, %.2f]", c.RatioCI95[0], c.RatioCI95[1])
-		}
-		if c.Regressed {
-			p += fmt.Sprintf(" REGRESSED (allowed ×%.2f)", 1+c.Tolerance)
-		}
-		parts = append(parts, p)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/llmslo/llmslo/internal/targets"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// versusFlags run a step side by side with a base server (docs/versus.md).
+type versusFlags struct {
+	target, simArgs, image, mode string
+	tolerance                    float64
+}
+
+func (v *versusFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&v.target, "versus", "", "run each step side by side with this base server, the same requests at the same moments: sim, vllm (with --target vllm) or a URL; a gated percentile slower than the base's by more than --versus-tolerance fails")
+	fs.StringVar(&v.simArgs, "versus-sim-args", "", "vLLM serve flags for --versus sim")
+	fs.StringVar(&v.image, "versus-image", "", "the image of --versus vllm (the other vllm flags are --target vllm's)")
+	fs.StringVar(&v.mode, "versus-mode", load.VersusTogether, "how the two servers share the load: together (both get the whole schedule at once)")
+	fs.Float64Var(&v.tolerance, "versus-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the base side, as a fraction")
+}
+
+// config turns the flags into c's base side, after c's own target is
+// set; f holds the run's own flags.
+func (v *versusFlags) config(c *load.Plan, f *runFlags, set map[string]bool, notes io.Writer) error {
+	if v.target == "" {
+		for _, name := range []string{"versus-sim-args", "versus-image", "versus-mode", "versus-tolerance"} {
+			if set[name] {
+				return fmt.Errorf("--%s needs --versus, the base server", name)
+			}
+		}
+		return nil
+	}
+	name := strings.TrimSpace(v.target)
+	if set["versus-sim-args"] && name != targets.Sim {
+		return fmt.Errorf("--versus-sim-args is for --versus sim; --versus %s would ignore it", name)
+	}
+	if set["versus-image"] && name != targets.VLLM {
+		return fmt.Errorf("--versus-image is for --versus vllm; --versus %s would ignore it", name)
+	}
+	o := targets.Options{Model: f.model, APIKey: targets.APIKeyFromEnv()}
+	if v.simArgs != "" {
+		o.SimArgs = strings.Fields(v.simArgs)
+		sim, err := vllmsim.ParseServeArgs(o.SimArgs)
+		if err != nil {
+			return fmt.Errorf("--versus-sim-args: %w", err)
+		}
+		o.Sim = sim
+	}
+	if name == targets.VLLM {
+		if strings.TrimSpace(f.target) != targets.VLLM {
+			return errors.New("--versus vllm shares --target vllm's container flags: use --target vllm too")
+		}
+		if err := f.vllm.options(targets.VLLM, &o, notes); err != nil {
+			return err
+		}
+		if v.image != "" {
+			o.Image = v.image
+		}
+	}
+	t, err := targets.Parse(name, o)
+	if err != nil {
+		return fmt.Errorf("--versus: %w", err)
+	}
+	c.Versus, c.VersusMode, c.VersusTolerance = t, v.mode, v.tolerance
+	return nil
+}

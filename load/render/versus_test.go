@@ -1,0 +1,43 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load/report"
+)
+
+// A side-by-side run shows both sides, one row each per step, and each
+// step's ratios against the base with their intervals, in the terminal,
+// the CI summary and the HTML page.
+func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
+	own := report.StepReport{Name: "rate=6", RateTarget: 6, RateAchieved: 6, Verdict: report.VerdictFail, Errors: map[string]int{},
+		Requests: report.RequestCounts{Sent: 180, Completed: 180},
+		Versus: []report.BaselineCheck{{Metric: "ttft", Percentile: 90, ObservedMs: 330, BaselineMs: 240, Ratio: 1.375,
+			RatioCI95: &[2]float64{1.21, 1.52}, Regressed: true, Paired: true, Tolerance: 0.1}}}
+	base := own
+	base.Verdict, base.Versus = report.VerdictPass, nil
+	base.Requests.Completed = 179
+	r := &report.Report{Verdict: report.VerdictFail, Steps: []report.StepReport{own},
+		Versus: &report.Versus{Mode: report.VersusTogether, Target: report.TargetInfo{Kind: "url", URL: "http://base:8000"},
+			Tolerance: 0.1, Steps: []report.StepReport{base}, Verdict: report.VerdictPass}}
+
+	var b bytes.Buffer
+	WriteSummary(&b, r)
+	out := b.String()
+	assert.Contains(t, out, "side by side (together) with the base url http://base:8000")
+	assert.Contains(t, out, "rate=6: against the base: ttft.p90 ×1.38 [1.21, 1.52] REGRESSED")
+	assert.Regexp(t, `(?m)^\s+base\s+6\.00\s+6\.00\s+180\s+179\s`, out, "the base side's row")
+
+	md := Markdown("gate", r)
+	assert.Contains(t, md, "| rate=6, base | 6.00 | 180 |")
+	assert.Contains(t, md, "**rate=6** against the base: ttft.p90 ×1.38 [1.21, 1.52] REGRESSED.")
+
+	b.Reset()
+	require.NoError(t, WriteHTML(&b, r))
+	assert.Contains(t, b.String(), "Against the base side")
+	assert.Contains(t, b.String(), "×1.38 [1.21, 1.52]")
+}
