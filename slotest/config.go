@@ -34,6 +34,8 @@ type config struct {
 	fixture       string
 	baselinePath  string
 	reportDir     string
+	versus        string // the base server's name (WithVersus)
+	versusSim     vllmsim.Config
 	// err is the first option whose text did not parse, for Plan.
 	err error
 }
@@ -60,6 +62,9 @@ func (c config) build() (load.Plan, error) {
 	}
 	var err error
 	if p.Target, err = c.targetOf(); err != nil {
+		return p, fmt.Errorf("slotest: %w", err)
+	}
+	if p.Versus, err = c.versusOf(); err != nil {
 		return p, fmt.Errorf("slotest: %w", err)
 	}
 	if p.Fixture, err = formats.Open(c.fixture); err != nil {
@@ -234,4 +239,6 @@ var optionNames = map[string]string{
 	"ThinkTimeScale": "WithThinkTimeScale", "MaxThink": "WithMaxThink", "StarvedRetries": "WithStarvedRetries",
 	"BaselineTolerance": "WithBaseline's tolerance", "ResetRunningRequests": "WithResetRunningRequests",
 	"ResetPrefixCache": "WithResetPrefixCache(false)", "MinDuration": "WithMinDuration", "UntilDecided": "WithUntilDecided",
+	"Versus": "WithVersus", "VersusMode": "WithVersusMode", "VersusTolerance": "WithVersusTolerance", "Baseline": "WithBaseline",
+	"Overload": "WithOverload",
 }

@@ -174,6 +174,9 @@ func WriteStep(w io.Writer, s *report.StepReport) {
 		fmt.Fprintf(w, "  baseline %s.p%g: %.1f ms against %.1f ms, %s (%s), allowed ×%.2f: %s\n",
 			c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, ratio, paired, 1+c.Tolerance, res)
 	}
+	if len(s.Versus) > 0 {
+		fmt.Fprintf(w, "  against the base server (side by side): %s\n", VersusLine(s.Versus))
+	}
 	if len(s.Errors) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", formatErrors(s.Errors))
 		printErrorMessages(w, s.ErrorMessages)

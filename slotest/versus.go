@@ -1,0 +1,61 @@
+package slotest
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/llmslo/llmslo/internal/targets"
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// Environment variables of a side-by-side gate (docs/versus.md).
+const (
+	EnvVersus          = "SLOTEST_VERSUS"            // the base server: sim, vllm or a URL
+	EnvVersusVLLMImage = "SLOTEST_VERSUS_VLLM_IMAGE" // image of a vllm base (default: the target's)
+)
+
+// WithVersus runs each step side by side with a base server (a URL, "sim"
+// or "vllm"; SLOTEST_VERSUS overrides it): the same requests at the same
+// moments to both, each side judged on its SLOs, and each gated
+// percentile of the target compared with the base's, paired second by
+// second. A ratio whose interval lies wholly beyond ×(1 + tolerance)
+// fails the step (WithVersusTolerance; default 10%). A CI job that starts
+// the PR's server and the base branch's on one machine compares them on
+// the same minutes, where a recorded baseline meets another day's GPU.
+func WithVersus(base string) Option { return func(c *config) { c.versus = base } }
+
+// WithVersusSim configures a "sim" base server.
+func WithVersusSim(cfg vllmsim.Config) Option { return func(c *config) { c.versusSim = cfg } }
+
+// WithVersusMode chooses how the two servers share the load:
+// load.VersusTogether (the default) sends the whole schedule to both.
+func WithVersusMode(mode string) Option { return func(c *config) { c.VersusMode = mode } }
+
+// WithVersusTolerance sets the slowdown allowed against the base server, a
+// fraction (default 0.1).
+func WithVersusTolerance(tolerance float64) Option {
+	return func(c *config) { c.VersusTolerance = tolerance }
+}
+
+// versusOf is the base server the config names, or nil.
+func (c config) versusOf() (load.Target, error) {
+	name := firstNonEmpty(os.Getenv(EnvVersus), c.versus)
+	if name == "" {
+		return nil, nil
+	}
+	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: c.versusSim, Starter: c.container}
+	if strings.TrimSpace(name) == targets.VLLM {
+		o.Model = firstNonEmpty(c.model, os.Getenv(EnvModel))
+		o.Image = firstNonEmpty(os.Getenv(EnvVersusVLLMImage), os.Getenv(EnvVLLMImage), defaultImage)
+		if o.Model == "" || o.Starter == nil {
+			return nil, fmt.Errorf("a vllm base server needs what the vllm target does: a model (%s) and slotest/vllmcontainer imported", EnvModel)
+		}
+	}
+	t, err := targets.Parse(name, o)
+	if err != nil {
+		return nil, fmt.Errorf("versus: %w", err)
+	}
+	return t, nil
+}

@@ -1,0 +1,42 @@
+package slotest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+	"github.com/llmslo/llmslo/vllmsim/engine"
+)
+
+// A gate run side by side with a base server: SLOTEST_VERSUS names it, the
+// report holds both sides, and the target's percentiles are compared with
+// the base's, here a server whose steps take three times as long.
+func TestRunSideBySideWithABaseServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
+	t.Setenv(EnvVersus, "sim")
+	fast := engine.StepProfile{Name: "fixed-4ms", Fixed: 4 * time.Millisecond}
+	rep := Run(t, WithSim(vllmsim.Config{Profile: fast}),
+		WithVersusSim(vllmsim.Config{Profile: fast, StepTimeScale: 3}), WithVersusMode(load.VersusTogether),
+		WithFixture("fixed:64:16"), WithRates(20), WithArrival("constant"), WithDuration(3*time.Second), WithWarmup(500*time.Millisecond),
+		WithSLO("ttft.p50<=5s", "itl.p50<=5s"), WithThresholds(func(th *verdict.Thresholds) { th.Off = []string{verdict.HazardClientSaturation} }),
+		WithReportDir(t.TempDir()))
+	require.NotNil(t, rep.Versus)
+	assert.Equal(t, report.VersusTogether, rep.Versus.Mode)
+	require.Len(t, rep.Versus.Steps, 1)
+	st := rep.Steps[0]
+	require.Len(t, st.Versus, 2)
+	for _, c := range st.Versus {
+		t.Logf("%s.p%g ×%.2f %v", c.Metric, c.Percentile, c.Ratio, c.RatioCI95)
+		assert.Less(t, c.Ratio, 0.7, "%s: the base's steps take three times as long", c.Metric)
+		assert.False(t, c.Regressed)
+	}
+	assert.Equal(t, report.VerdictPass, st.Verdict)
+}
