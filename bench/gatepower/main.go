@@ -128,6 +128,9 @@ func runFlags(ctx context.Context, virtual bool) error {
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	g := gateSpec{rate: *rateFlag, d: *duration, warmup: *warmup, slos: splitList(*slosFlag), firstSeed: *firstSeed,
 		untilDecided: *untilDecided, minDuration: *minDuration, virtual: virtual}
+	if err := driftSpec(&g); err != nil {
+		return err
+	}
 	if *refusals != "" {
 		return refusalRun(ctx, *refusals, *trials, *parallel, g, set)
 	}
@@ -168,6 +171,9 @@ func run(ctx context.Context, trials int, factors []float64, tolerance float64, 
 	for _, f := range factors {
 		rows = append(rows, newTally(fmt.Sprintf("×%g step time, paired", f)))
 	}
+	if g.versus {
+		rows = versusRows(factors)
+	}
 	slots := make(chan struct{}, max(parallel, 1))
 	g.tolerance = tolerance
 	gateIn := func(factor float64, seed int64, base *report.Report) (*report.Report, error) {
@@ -188,7 +194,13 @@ func run(ctx context.Context, trials int, factors []float64, tolerance float64, 
 		active <- struct{}{}
 		go func() {
 			defer func() { <-active; wg.Done() }()
-			if err := trial(i, factors, gateIn, rows, &mu); err != nil {
+			var err error
+			if g.versus {
+				err = versusTrial(ctx, i, factors, g, slots, rows, &mu)
+			} else {
+				err = trial(ctx, i, factors, g, gateIn, rows, &mu)
+			}
+			if err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
 				mu.Unlock()
@@ -213,7 +225,14 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.name, t.runs, t.pass, t.fail, t.invalid, alarms,
 			alarmRate, rate(t.invalid, t.runs), byMetric, mean, t.measured(g.d.Seconds()), kinds(t.hazards))
 	}
-	fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
+	if g.versus {
+		fmt.Fprintf(tw, "\n%d trials, each side by side with an unchanged simulator (no baseline recorded)\n", trials)
+	} else {
+		fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
+	}
+	if g.drift.Kind != "" || g.jitter > 0 {
+		fmt.Fprintf(tw, "drift %s, each server's own jitter %.0f%%, comparisons %v after their baseline\n", g.drift, 100*g.jitter, g.phase)
+	}
 	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %s, h200-llama3-8b, SLOs %s, tolerance %.0f%%%s\n",
 		g.rate, g.steps(), strings.Join(g.slos, " "), 100*tolerance, g.clock())
 	return tw.Flush()
@@ -222,11 +241,14 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 // trial records a baseline with seed 1000+i, then reruns the gate against
 // it: with the same seed on the unchanged simulator and on each slower
 // one, and with another seed on the unchanged one.
-func trial(i int, factors []float64, gateIn func(float64, int64, *report.Report) (*report.Report, error),
+func trial(ctx context.Context, i int, factors []float64, g gateSpec, gateIn func(float64, int64, *report.Report) (*report.Report, error),
 	rows []*tally, mu *sync.Mutex) error {
 	seed := int64(1000 + i)
 	base, err := gateIn(1, seed, nil)
 	if err != nil {
+		return err
+	}
+	if err := g.waitPhase(ctx); err != nil {
 		return err
 	}
 	mu.Lock()
@@ -323,10 +345,16 @@ type gateSpec struct {
 	// virtual serves every simulator on in-memory connections, for a run
 	// in virtual time (runFlags).
 	virtual bool
+	// drift, jitter, phase and versus: the power mode under drift
+	// (drift.go).
+	drift  vllmsim.Drift
+	jitter float64
+	phase  time.Duration
+	versus bool
 }
 
-// sim is the simulator configured by cfg, in virtual time when g is.
-func (g gateSpec) sim(cfg vllmsim.Config) load.Target {
+// target is the simulator configured by cfg, in virtual time when g is.
+func (g gateSpec) target(cfg vllmsim.Config) load.Target {
 	return simtarget.Sim{Config: cfg, Virtual: g.virtual}
 }
 
@@ -353,19 +381,10 @@ func (g gateSpec) steps() string {
 // run runs the gate once against target with seed: one step, no retry of
 // a starved step (StarvedRetries 0, as slotest's default).
 func (g gateSpec) run(ctx context.Context, target load.Target, seed int64, baseline *report.Report) (*report.Report, error) {
-	cfg := load.DefaultPlan()
-	cfg.Target = target
-	fx, err := formats.Open(cmp.Or(g.fixture, "azure-conv-2023"))
+	cfg, err := g.plan(target, seed)
 	if err != nil {
 		return nil, err
 	}
-	slos, err := verdict.ParseSLOs(g.slos)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Fixture, cfg.Rates, cfg.Seed, cfg.SLOs = fx, []float64{g.rate}, seed, slos
-	cfg.Duration, cfg.Warmup = g.d, g.warmup
-	cfg.UntilDecided, cfg.MinDuration = g.untilDecided, g.minDuration
 	// A gate refuses a baseline of another seed (docs/baselines.md): the
 	// unpaired row is compared after its run, as the gate would unpaired.
 	unpaired := baseline != nil && baseline.Seed != seed
@@ -380,6 +399,24 @@ func (g gateSpec) run(ctx context.Context, target load.Target, seed int64, basel
 		err = compareUnpaired(&rep.Steps[0], baseline, g.tolerance)
 	}
 	return rep, err
+}
+
+// plan is the gate's plan against target with seed.
+func (g gateSpec) plan(target load.Target, seed int64) (load.Plan, error) {
+	cfg := load.DefaultPlan()
+	cfg.Target = target
+	fx, err := formats.Open(cmp.Or(g.fixture, "azure-conv-2023"))
+	if err != nil {
+		return cfg, err
+	}
+	slos, err := verdict.ParseSLOs(g.slos)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Fixture, cfg.Rates, cfg.Seed, cfg.SLOs = fx, []float64{g.rate}, seed, slos
+	cfg.Duration, cfg.Warmup = g.d, g.warmup
+	cfg.UntilDecided, cfg.MinDuration = g.untilDecided, g.minDuration
+	return cfg, nil
 }
 
 // compareUnpaired compares a step with a baseline of another seed and, as

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmslo/llmslo/load"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// The power mode under drift (docs/gatepower.md, "Drift"): every simulator
+// drifts together (-drift), each with its own noise (-jitter); a recorded
+// baseline meets the gate -phase later, or the gate runs side by side with
+// an unchanged server (-versus) instead.
+var (
+	driftFlag  = flag.String("drift", "", "every simulator's drift, as --drift takes it: sine:10%:4m or step:10%@TIME")
+	jitterFlag = flag.Float64("jitter", 0, "each simulator's own noise: every step up to this share slower, drawn from a seed of its own")
+	phaseFlag  = flag.Duration("phase", 0, "how long after recording its baseline a trial runs its comparisons (to meet the drift in another phase)")
+	versusFlag = flag.Bool("versus", false, "run each comparison side by side with an unchanged simulator (load.Plan.Versus) instead of against a recorded baseline")
+)
+
+// driftSpec reads the drift flags into g.
+func driftSpec(g *gateSpec) error {
+	if *driftFlag != "" {
+		d, err := vllmsim.ParseDrift(*driftFlag)
+		if err != nil {
+			return fmt.Errorf("-drift: %w", err)
+		}
+		g.drift = d
+	}
+	if *jitterFlag < 0 || *jitterFlag > 1 {
+		return fmt.Errorf("-jitter %g: want a share in [0, 1]", *jitterFlag)
+	}
+	g.jitter, g.phase, g.versus = *jitterFlag, *phaseFlag, *versusFlag
+	return nil
+}
+
+// serverSeeds numbers the simulators a run starts, so that each draws its
+// own noise.
+var serverSeeds atomic.Int64
+
+// sim is the simulator configured by cfg, with the run's drift and a noise
+// of its own, in virtual time when g is.
+func (g gateSpec) sim(cfg vllmsim.Config) load.Target {
+	cfg.Drift, cfg.StepJitter, cfg.Seed = g.drift, g.jitter, serverSeeds.Add(1)
+	return g.target(cfg)
+}
+
+// versusRows are the side-by-side mode's rows: the unchanged server and
+// each slower one, side by side with an unchanged one.
+func versusRows(factors []float64) []*tally {
+	rows := []*tally{newTally("unchanged, side by side")}
+	for _, f := range factors {
+		rows = append(rows, newTally(fmt.Sprintf("×%g step time, side by side", f)))
+	}
+	return rows
+}
+
+// versusTrial runs trial i side by side: the gate on the unchanged
+// simulator and on each slower one, each beside an unchanged one, on one
+// seed.
+func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slots chan struct{}, rows []*tally, mu *sync.Mutex) error {
+	seed := int64(1000 + i)
+	fs := append([]float64{1}, factors...)
+	reps := make([]*report.Report, len(fs))
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for k, f := range fs {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			reps[k], errs[k] = g.runVersus(ctx, f, seed)
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for k := range fs {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		t, st := rows[k], &reps[k].Steps[0]
+		t.count(st)
+		alarm := st.Verdict == report.VerdictFail
+		for _, c := range st.Versus {
+			if c.Regressed {
+				t.byMetric[c.Metric]++
+			}
+			if c.Metric == "ttft" {
+				t.ratioSum += c.Ratio
+				t.ratioN++
+			}
+		}
+		if alarm {
+			t.alarms++
+		}
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v\n", i, t.name, st.Verdict, alarm)
+	}
+	return nil
+}
+
+// runVersus runs the gate once, side by side: a simulator whose steps
+// take factor times as long beside an unchanged one.
+func (g gateSpec) runVersus(ctx context.Context, factor float64, seed int64) (*report.Report, error) {
+	cfg, err := g.plan(g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}), seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Versus, cfg.VersusTolerance = g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b"}), g.tolerance
+	cfg.UntilDecided = false // a side-by-side step runs its whole window
+	rep, err := load.Measure(ctx, cfg)
+	if err == nil && len(rep.Steps) != 1 {
+		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))
+	}
+	return rep, err
+}
+
+// waitPhase waits -phase between a trial's baseline and its comparisons.
+func (g gateSpec) waitPhase(ctx context.Context) error {
+	if g.phase <= 0 {
+		return nil
+	}
+	t := time.NewTimer(g.phase)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
