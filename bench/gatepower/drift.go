@@ -21,7 +21,7 @@ import (
 var (
 	driftFlag  = flag.String("drift", "", "every simulator's drift, as --drift takes it: sine:10%:4m or step:10%@TIME")
 	jitterFlag = flag.Float64("jitter", 0, "each simulator's own noise: every step up to this share slower, drawn from a seed of its own")
-	phaseFlag  = flag.Duration("phase", 0, "how long after recording its baseline a trial runs its comparisons (to meet the drift in another phase)")
+	opposite   = flag.Bool("opposite", false, "with a sine -drift: record each baseline with its window centred where the drift is at its fastest, and run the comparisons centred half a period later, at its slowest")
 	versusFlag = flag.Bool("versus", false, "run each comparison side by side with an unchanged simulator (load.Plan.Versus) instead of against a recorded baseline")
 )
 
@@ -37,7 +37,10 @@ func driftSpec(g *gateSpec) error {
 	if *jitterFlag < 0 || *jitterFlag > 1 {
 		return fmt.Errorf("-jitter %g: want a share in [0, 1]", *jitterFlag)
 	}
-	g.jitter, g.phase, g.versus = *jitterFlag, *phaseFlag, *versusFlag
+	g.jitter, g.opposite, g.versus = *jitterFlag, *opposite, *versusFlag
+	if g.opposite && g.drift.Kind != vllmsim.DriftSine {
+		return fmt.Errorf("-opposite needs a sine -drift")
+	}
 	return nil
 }
 
@@ -121,12 +124,18 @@ func (g gateSpec) runVersus(ctx context.Context, factor float64, seed int64) (*r
 	return rep, err
 }
 
-// waitPhase waits -phase between a trial's baseline and its comparisons.
-func (g gateSpec) waitPhase(ctx context.Context) error {
-	if g.phase <= 0 {
+// waitPhase waits, with -opposite, until a step started now would have its
+// window centred where the sine drift is at phase (0: its fastest, 0.5:
+// its slowest); otherwise it returns at once.
+func (g gateSpec) waitPhase(ctx context.Context, phase float64) error {
+	if !g.opposite {
 		return nil
 	}
-	t := time.NewTimer(g.phase)
+	p := g.drift.Period
+	centre := time.Now().Add(g.warmup + g.d/2)
+	into := time.Duration(centre.UnixNano() % int64(p))
+	wait := (time.Duration(phase*float64(p)) - into + p) % p
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:

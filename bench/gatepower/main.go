@@ -231,7 +231,11 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 		fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
 	}
 	if g.drift.Kind != "" || g.jitter > 0 {
-		fmt.Fprintf(tw, "drift %s, each server's own jitter %.0f%%, comparisons %v after their baseline\n", g.drift, 100*g.jitter, g.phase)
+		when := "comparisons run right after their baseline"
+		if g.opposite {
+			when = "each baseline recorded at the drift's fastest, its comparisons at its slowest"
+		}
+		fmt.Fprintf(tw, "drift %s, each server's own jitter %.0f%%; %s\n", g.drift, 100*g.jitter, when)
 	}
 	fmt.Fprintf(tw, "gate: azure-conv-2023 at %g req/s, %s, h200-llama3-8b, SLOs %s, tolerance %.0f%%%s\n",
 		g.rate, g.steps(), strings.Join(g.slos, " "), 100*tolerance, g.clock())
@@ -244,11 +248,14 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 func trial(ctx context.Context, i int, factors []float64, g gateSpec, gateIn func(float64, int64, *report.Report) (*report.Report, error),
 	rows []*tally, mu *sync.Mutex) error {
 	seed := int64(1000 + i)
+	if err := g.waitPhase(ctx, 0); err != nil {
+		return err
+	}
 	base, err := gateIn(1, seed, nil)
 	if err != nil {
 		return err
 	}
-	if err := g.waitPhase(ctx); err != nil {
+	if err := g.waitPhase(ctx, 0.5); err != nil {
 		return err
 	}
 	mu.Lock()
@@ -347,10 +354,10 @@ type gateSpec struct {
 	virtual bool
 	// drift, jitter, phase and versus: the power mode under drift
 	// (drift.go).
-	drift  vllmsim.Drift
-	jitter float64
-	phase  time.Duration
-	versus bool
+	drift    vllmsim.Drift
+	jitter   float64
+	opposite bool
+	versus   bool
 }
 
 // target is the simulator configured by cfg, in virtual time when g is.
