@@ -214,7 +214,7 @@ func run(ctx context.Context, trials int, factors []float64, tolerance float64, 
 // printPower prints the power mode's table.
 func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft.p95 ratio\t%s\tinvalid hazards\n", measuredHeader)
+	fmt.Fprintf(tw, "server\truns\tpass\tfail\tinvalid\talarms\talarm rate\t95%% interval\tinvalid rate\t95%% interval\talarms by ttft / itl\tmean ttft ratio\t%s\tinvalid hazards\n", measuredHeader)
 	for _, t := range rows {
 		alarms, alarmRate, byMetric, mean := strconv.Itoa(t.alarms), rate(t.alarms, t.runs), fmt.Sprintf("%d / %d", t.byMetric["ttft"], t.byMetric["itl"]), "—"
 		if t.noAlarms {

@@ -62,7 +62,7 @@ func WriteHTML(w io.Writer, r *report.Report) error {
 			Class:           verdictClass(s.Verdict),
 			SLORows:         sloRows(s.SLO),
 			Errors:          sortedErrors(s.Errors),
-			Timeline:        chartOrNote(timelineChart(s)),
+			Timeline:        chartOrNote(timelineChart(s, r.Versus.Step(s.Name))),
 			Decision:        chartOrNote(decisionChart(s)),
 			AchievedInWords: AchievedInWords(s),
 			NoteWord:        NoteWord(s),

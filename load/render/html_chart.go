@@ -30,8 +30,10 @@ const (
 )
 
 // timelineChart draws a step's seconds: TTFT mean and max of the requests
-// that completed in each second above, sends and completions below.
-func timelineChart(s *report.StepReport) (template.HTML, string) {
+// that completed in each second above, sends and completions below; with
+// base, the base server's step run side by side, its mean TTFT on the same
+// seconds.
+func timelineChart(s, base *report.StepReport) (template.HTML, string) {
 	if len(s.Timeline) == 0 {
 		return "", "No per-second timeline was recorded for this step."
 	}
@@ -40,19 +42,19 @@ func timelineChart(s *report.StepReport) (template.HTML, string) {
 	ttft.Y.Label.Text = "TTFT (ms)"
 	ttft.Y.Min = 0
 	ttft.Add(plotter.NewGrid())
-	var mean, peak plotter.XYs
-	for _, sec := range s.Timeline {
-		if sec.Completed == 0 || !finite(sec.TTFTMeanMs) || !finite(sec.TTFTMaxMs) {
-			continue // no request completed that second: no TTFT to show
-		}
-		x := float64(sec.T) + 0.5
-		mean = append(mean, plotter.XY{X: x, Y: sec.TTFTMeanMs})
-		peak = append(peak, plotter.XY{X: x, Y: sec.TTFTMaxMs})
-	}
-	for i, series := range []struct {
+	mean, peak := ttftSeconds(s)
+	lines := []struct {
 		name string
 		pts  plotter.XYs
-	}{{"mean TTFT", mean}, {"max TTFT", peak}} {
+	}{{"mean TTFT", mean}, {"max TTFT", peak}}
+	if base != nil {
+		baseMean, _ := ttftSeconds(base)
+		lines = append(lines, struct {
+			name string
+			pts  plotter.XYs
+		}{"the base server's mean TTFT", baseMean})
+	}
+	for i, series := range lines {
 		if len(series.pts) == 0 {
 			continue
 		}
@@ -201,3 +203,17 @@ func niceStep(raw float64) float64 {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// ttftSeconds are a step's mean and max TTFT in each second a request
+// completed.
+func ttftSeconds(s *report.StepReport) (mean, peak plotter.XYs) {
+	for _, sec := range s.Timeline {
+		if sec.Completed == 0 || !finite(sec.TTFTMeanMs) || !finite(sec.TTFTMaxMs) {
+			continue // no request completed that second: no TTFT to show
+		}
+		x := float64(sec.T) + 0.5
+		mean = append(mean, plotter.XY{X: x, Y: sec.TTFTMeanMs})
+		peak = append(peak, plotter.XY{X: x, Y: sec.TTFTMaxMs})
+	}
+	return mean, peak
+}

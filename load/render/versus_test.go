@@ -15,6 +15,7 @@ import (
 // the CI summary and the HTML page.
 func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 	own := report.StepReport{Name: "rate=6", RateTarget: 6, RateAchieved: 6, Verdict: report.VerdictFail, Errors: map[string]int{},
+		Timeline: []report.Second{{T: 0, Sent: 6, Completed: 6, TTFTMeanMs: 300, TTFTMaxMs: 400}, {T: 1, Sent: 6, Completed: 6, TTFTMeanMs: 330, TTFTMaxMs: 420}},
 		Requests: report.RequestCounts{Sent: 180, Completed: 180},
 		Versus: []report.BaselineCheck{{Metric: "ttft", Percentile: 90, ObservedMs: 330, BaselineMs: 240, Ratio: 1.375,
 			RatioCI95: &[2]float64{1.21, 1.52}, Regressed: true, Paired: true, Tolerance: 0.1}}}
@@ -39,5 +40,6 @@ func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 	b.Reset()
 	require.NoError(t, WriteHTML(&b, r))
 	assert.Contains(t, b.String(), "Against the base side")
+	assert.Contains(t, b.String(), "the base server&#39;s mean TTFT", "both sides on one timeline")
 	assert.Contains(t, b.String(), "×1.38 [1.21, 1.52]")
 }
