@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -55,7 +54,7 @@ func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
 		later, err := Measure(context.Background(), p)
 		require.NoError(t, err)
 		st := later.Steps[0]
-		t.Logf("recorded baseline, after the drift: %s: %s", st.Verdict, checksLine(st.Baseline))
+		t.Logf("recorded baseline, after the drift: %s: %s", st.Verdict, render.VersusLine(st.Baseline))
 		assert.Equal(t, report.VerdictFail, st.Verdict, "a false alarm: the server did not change")
 		assert.NotEmpty(t, verdict.Regressions(st.Baseline))
 
@@ -64,7 +63,7 @@ func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
 		side, err := Measure(context.Background(), p)
 		require.NoError(t, err)
 		st = side.Steps[0]
-		t.Logf("side by side, unchanged: %s: %s", st.Verdict, checksLine(st.Versus))
+		t.Logf("side by side, unchanged: %s: %s", st.Verdict, render.VersusLine(st.Versus))
 		assert.Equal(t, report.VerdictPass, st.Verdict)
 		require.Len(t, st.Versus, 2)
 		for _, c := range st.Versus {
@@ -84,7 +83,7 @@ func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
 		slower, err := Measure(context.Background(), p)
 		require.NoError(t, err)
 		st = slower.Steps[0]
-		t.Logf("side by side, ×1.2: %s: %s", st.Verdict, checksLine(st.Versus))
+		t.Logf("side by side, ×1.2: %s: %s", st.Verdict, render.VersusLine(st.Versus))
 		assert.Equal(t, report.VerdictFail, st.Verdict)
 		assert.NotEmpty(t, verdict.Regressions(st.Versus))
 	})
@@ -218,20 +217,4 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 			assert.Equal(t, c.field, se.Field, "%v", err)
 		})
 	}
-}
-
-// checksLine puts a step's comparisons in a line for the test's log.
-func checksLine(cs []report.BaselineCheck) string {
-	var parts []string
-	for _, c := range cs {
-		p := fmt.Sprintf("%s.p%g ×%.2f", c.Metric, c.Percentile, c.Ratio)
-		if c.RatioCI95 != nil {
-			p += fmt.Sprintf(" [%.2f, %.2f]", c.RatioCI95[0], c.RatioCI95[1])
-		}
-		if c.Regressed {
-			p += " REGRESSED"
-		}
-		parts = append(parts, p)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -90,20 +90,7 @@ func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slot
 		}
 		t, st := rows[k], &reps[k].Steps[0]
 		t.count(st)
-		alarm := st.Verdict == report.VerdictFail
-		for _, c := range st.Versus {
-			if c.Regressed {
-				t.byMetric[c.Metric]++
-			}
-			if c.Metric == "ttft" {
-				t.ratioSum += c.Ratio
-				t.ratioN++
-			}
-		}
-		if alarm {
-			t.alarms++
-		}
-		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v\n", i, t.name, st.Verdict, alarm)
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v\n", i, t.name, st.Verdict, t.alarm(st, st.Versus))
 	}
 	return nil
 }

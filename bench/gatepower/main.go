@@ -297,22 +297,8 @@ func trial(ctx context.Context, i int, factors []float64, g gateSpec, gateIn fun
 			fmt.Fprintf(os.Stderr, "trial %d, %s: invalid %+v\n", i, t.name, st.Hazards)
 			continue
 		}
-		// The gate's own verdict, with the baseline in it: exit 1 is the
-		// alarm, whether a regression or an SLO failure raised it.
 		checks := st.Baseline
-		alarm := st.Verdict == report.VerdictFail
-		for _, c := range checks {
-			if c.Regressed {
-				t.byMetric[c.Metric]++
-			}
-			if c.Metric == "ttft" {
-				t.ratioSum += c.Ratio
-				t.ratioN++
-			}
-		}
-		if alarm {
-			t.alarms++
-		}
+		alarm := t.alarm(st, checks)
 		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v", i, t.name, st.Verdict, alarm)
 		if st.UntilDecided != nil {
 			fmt.Fprintf(os.Stderr, ", %.1f s measured (decided=%v)", st.DurationS, st.UntilDecided.Decided)

@@ -114,3 +114,23 @@ func kinds(m map[string]int) string {
 	}
 	return b.String()
 }
+
+// alarm tallies a judged step's comparisons and says whether the gate
+// alarmed: its own verdict, with the comparison in it, is a failure (exit
+// 1), whether a regression or an SLO raised it.
+func (t *tally) alarm(st *report.StepReport, checks []report.BaselineCheck) bool {
+	for _, c := range checks {
+		if c.Regressed {
+			t.byMetric[c.Metric]++
+		}
+		if c.Metric == "ttft" {
+			t.ratioSum += c.Ratio
+			t.ratioN++
+		}
+	}
+	alarm := st.Verdict == report.VerdictFail
+	if alarm {
+		t.alarms++
+	}
+	return alarm
+}
