@@ -232,7 +232,10 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 	}
 	if g.drift.Kind != "" || g.jitter > 0 {
 		when := "comparisons run right after their baseline"
-		if g.opposite {
+		switch {
+		case g.versus:
+			when = "both servers of a run under the same drift"
+		case g.opposite:
 			when = "each baseline recorded at the drift's fastest, its comparisons at its slowest"
 		}
 		fmt.Fprintf(tw, "drift %s, each server's own jitter %.0f%%; %s\n", g.drift, 100*g.jitter, when)
