@@ -163,7 +163,7 @@ type Plan struct {
 	// judged on their SLOs, and each of Target's gated percentiles is
 	// compared with the base's, paired second by second: a ratio whose
 	// interval lies wholly beyond ×(1 + VersusTolerance) fails the step
-	// (0: DefaultBaselineTolerance).
+	// (0: DefaultVersusTolerance).
 	Versus          Target
 	VersusMode      string
 	VersusTolerance float64

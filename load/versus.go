@@ -18,6 +18,14 @@ import (
 // to both servers at the same moments (report.VersusTogether).
 const VersusTogether = report.VersusTogether
 
+// DefaultVersusTolerance is how much slower than the base server, side by
+// side, a gated percentile may be before it counts as a regression: half a
+// recorded baseline's, since the two servers share their minutes (the
+// paired interval of two servers alike was a sixth as wide as two
+// unpaired runs', and at 5% an unchanged server raised no false alarm in
+// 40 trials under drift; docs/gatepower.md, "Drift").
+const DefaultVersusTolerance = 0.05
+
 // versusLead is the time from both targets being ready to the first
 // step's shared start: enough for each side's prefix-cache reset and
 // dispatcher.
@@ -73,7 +81,7 @@ func (p *Plan) versusTolerance() float64 {
 	if p.VersusTolerance > 0 {
 		return p.VersusTolerance
 	}
-	return DefaultBaselineTolerance
+	return DefaultVersusTolerance
 }
 
 // openVersus opens the base side of a side-by-side plan beside m, this

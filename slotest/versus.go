@@ -21,7 +21,8 @@ const (
 // moments to both, each side judged on its SLOs, and each gated
 // percentile of the target compared with the base's, paired second by
 // second. A ratio whose interval lies wholly beyond ×(1 + tolerance)
-// fails the step (WithVersusTolerance; default 10%). A CI job that starts
+// fails the step (WithVersusTolerance; default load.DefaultVersusTolerance,
+// 5%). A CI job that starts
 // the PR's server and the base branch's on one machine compares them on
 // the same minutes, where a recorded baseline meets another day's GPU.
 func WithVersus(base string) Option { return func(c *config) { c.versus = base } }

@@ -23,7 +23,7 @@ func (v *versusFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&v.simArgs, "versus-sim-args", "", "vLLM serve flags for --versus sim")
 	fs.StringVar(&v.image, "versus-image", "", "the image of --versus vllm (the other vllm flags are --target vllm's)")
 	fs.StringVar(&v.mode, "versus-mode", load.VersusTogether, "how the two servers share the load: together (both get the whole schedule at once)")
-	fs.Float64Var(&v.tolerance, "versus-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the base side, as a fraction")
+	fs.Float64Var(&v.tolerance, "versus-tolerance", load.DefaultVersusTolerance, "slowdown allowed against the base side, as a fraction")
 }
 
 // config turns the flags into c's base side, after c's own target is
