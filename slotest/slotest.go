@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/outputs"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
@@ -57,7 +58,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	}
 	if cfg.baselinePath != "" && Updating() {
 		// Found before the load, not after it: the file is written at the end.
-		if err := load.CheckWritable(cfg.baselinePath); err != nil {
+		if err := outputs.CheckWritable(cfg.baselinePath); err != nil {
 			t.Fatalf("slotest: cannot record the baseline in %s: %v", cfg.baselinePath, err)
 		}
 	}

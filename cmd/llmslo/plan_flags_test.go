@@ -33,6 +33,9 @@ func TestPlanFlagsAreFlags(t *testing.T) {
 	var f runFlags
 	f.register(fs)
 	f.registerBaseline(fs)
+	var vf versusFlags
+	vf.register(fs)
+	fs.Bool("overload", false, "") // run's own, beside the shared flags
 	for field, name := range planFlags {
 		name, _, _ = strings.Cut(name[2:], "=")
 		assert.NotNil(t, fs.Lookup(name), "%s names --%s, no flag of run's", field, name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmslo/llmslo/internal/outputs"
 	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -93,9 +94,9 @@ func (f *runFlags) checkOutputs() error {
 }
 
 // checkOutputPaths probes each {flag, path} pair whose path is set.
-func checkOutputPaths(outputs [][2]string) error {
+func checkOutputPaths(paths [][2]string) error {
 	seen := map[string]string{}
-	for _, o := range outputs {
+	for _, o := range paths {
 		if o[1] == "" {
 			continue
 		}
@@ -104,7 +105,7 @@ func checkOutputPaths(outputs [][2]string) error {
 			return fmt.Errorf("%s and %s name the same file %s", other, o[0], o[1])
 		}
 		seen[abs] = o[0]
-		if err := load.CheckWritable(o[1]); err != nil {
+		if err := outputs.CheckWritable(o[1]); err != nil {
 			return fmt.Errorf("%s %s: %w", o[0], o[1], err)
 		}
 	}

@@ -1,4 +1,8 @@
-package load
+// Package outputs checks, before a run sends its first request, that each
+// file the run will write can be written: a face's setup mistake found
+// before the load, not after it. Both faces (slotest and the command) use
+// it; package load writes no file of the face's.
+package outputs
 
 import (
 	"errors"
