@@ -44,8 +44,9 @@ func runSim(ctx context.Context, args []string, _, stderr io.Writer) int {
 	}
 	cfg, err := vllmsim.ParseServeArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmslo sim: %v\n", err)
+		// The error last: a container's log keeps its last lines.
 		simUsage(stderr)
+		fmt.Fprintf(stderr, "llmslo sim: %v\n", err)
 		return exitUsage
 	}
 	if os.Getenv(vllmsim.DevModeEnv) == "1" {
@@ -95,10 +96,8 @@ simulator flags:
   --profile NAME               step-time profile: %s (default: the roofline
                                model of the model on the GPU)
   --step-time-scale F          multiply every modelled step time by F (default 1)
-  --drift sine:10%%:2m|step:10%%@TIME
-                               make steps slower with the wall clock, every simulator on the
-                               machine together: a sine up to 10%% slower, 0 at each multiple of
-                               2m since the Unix epoch, or 10%% slower from an RFC 3339 TIME on
+  --drift sine:10%%:2m|step:10%%@TIME   steps slower with the wall clock, every simulator alike
+  --step-jitter 5%%             each step up to 5%% slower, drawn from --seed (docs/simulator.md)
   --frontend-overhead D        API server's time a request before the engine sees it, one request
                                at a time (default %v, %v with --engine-v0; none with the
                                hand-fit profiles, the default server's included)
