@@ -36,7 +36,7 @@ func TestVirtual(t *testing.T) {
 // baseline, and one whose every engine step takes half as long again is
 // caught.
 func TestPowerInVirtualTime(t *testing.T) {
-	g := gateSpec{rate: 6, d: 40 * time.Second, warmup: 10 * time.Second, slos: powerSLOs, virtual: true, untilDecided: true}
+	g := gateSpec{rate: 6, d: 20 * time.Second, warmup: 5 * time.Second, slos: refusalSLOs, virtual: true, untilDecided: true}
 	var rows []*tally
 	synctest.Test(t, func(t *testing.T) {
 		var err error
