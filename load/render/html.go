@@ -281,6 +281,7 @@ section.step{break-inside:avoid-page}
 {{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
 <dl>
 <dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
+{{with .Report.Versus}}<dt>side by side with</dt><dd>{{.Target.Kind}} {{.Target.URL}} ({{.Mode}}: the same requests at the same moments; a ratio beyond +{{printf "%.0f%%" (pct100 .Tolerance)}} fails; the base's verdict {{.Verdict}})</dd>{{end}}
 <dt>model</dt><dd>{{.Report.Target.Model}}</dd>
 {{with .Fixture}}<dt>fixture</dt><dd>{{.Name}}</dd><dt>fixture requests</dt><dd>{{.Requests}}</dd>{{if .InputTokens.Count}}<dt>input tokens</dt><dd>{{tokens .InputTokens}}</dd><dt>output tokens</dt><dd>{{tokens .OutputTokens}}</dd>{{end}}{{with .ExpectedPrefixHitRate}}<dt>expected prefix hit rate</dt><dd>{{pct .}}</dd>{{end}}{{end}}
 <dt>seed</dt><dd>{{.Report.Seed}}</dd>
