@@ -198,17 +198,28 @@ func (f *runFlags) hazardConfig(c *load.Plan) error {
 	return nil
 }
 
+// simOptions are a target's options for the model, with the simulator
+// configured by the vLLM serve flags in args (flag names them for an
+// error).
+func simOptions(model, flag, args string) (targets.Options, error) {
+	o := targets.Options{Model: model, APIKey: targets.APIKeyFromEnv()}
+	if args != "" {
+		o.SimArgs = strings.Fields(args)
+		sim, err := vllmsim.ParseServeArgs(o.SimArgs)
+		if err != nil {
+			return o, fmt.Errorf("%s: %w", flag, err)
+		}
+		o.Sim = sim
+	}
+	return o, nil
+}
+
 // targetConfig turns --target, --model, --sim-args and the vllm flags into
 // c.Target; notes, when not nil, is told that a container is starting.
 func (f *runFlags) targetConfig(c *load.Plan, notes io.Writer) error {
-	o := targets.Options{Model: f.model, APIKey: targets.APIKeyFromEnv()}
-	if f.simArgs != "" {
-		o.SimArgs = strings.Fields(f.simArgs)
-		sim, err := vllmsim.ParseServeArgs(o.SimArgs)
-		if err != nil {
-			return fmt.Errorf("--sim-args: %w", err)
-		}
-		o.Sim = sim
+	o, err := simOptions(f.model, "--sim-args", f.simArgs)
+	if err != nil {
+		return err
 	}
 	if err := f.vllm.options(f.target, &o, notes); err != nil {
 		return err

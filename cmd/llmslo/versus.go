@@ -9,7 +9,6 @@ import (
 
 	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
-	"github.com/llmslo/llmslo/vllmsim"
 )
 
 // versusFlags run a step side by side with a base server (docs/versus.md).
@@ -44,14 +43,9 @@ func (v *versusFlags) config(c *load.Plan, f *runFlags, set map[string]bool, not
 	if set["versus-image"] && name != targets.VLLM {
 		return fmt.Errorf("--versus-image is for --versus vllm; --versus %s would ignore it", name)
 	}
-	o := targets.Options{Model: f.model, APIKey: targets.APIKeyFromEnv()}
-	if v.simArgs != "" {
-		o.SimArgs = strings.Fields(v.simArgs)
-		sim, err := vllmsim.ParseServeArgs(o.SimArgs)
-		if err != nil {
-			return fmt.Errorf("--versus-sim-args: %w", err)
-		}
-		o.Sim = sim
+	o, err := simOptions(f.model, "--versus-sim-args", v.simArgs)
+	if err != nil {
+		return err
 	}
 	if name == targets.VLLM {
 		if strings.TrimSpace(f.target) != targets.VLLM {
