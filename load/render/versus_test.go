@@ -40,6 +40,7 @@ func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 	b.Reset()
 	require.NoError(t, WriteHTML(&b, r))
 	assert.Contains(t, b.String(), "Against the base side")
+	assert.Contains(t, b.String(), `<td class="name">base server</td>`, "the base's row in the Steps table")
 	assert.Contains(t, b.String(), "side by side with</dt><dd>url http://base:8000 (together")
 	assert.Contains(t, b.String(), "the base server&#39;s mean TTFT", "both sides on one timeline")
 	assert.Contains(t, b.String(), "×1.38 [1.21, 1.52]")
