@@ -50,6 +50,8 @@ func (p *Plan) checkVersus() error {
 		return &SettingError{Field: "Versus", Problem: "sets its own start for both sides: a shard or {StartAt} cannot be run side by side"}
 	case p.Overload != nil:
 		return &SettingError{Field: "Versus", Problem: "compares latencies; an overload step ({Overload}) is judged by its gate, and its shed requests have none"}
+	case p.Fixture != nil && p.Fixture.Sessions != nil:
+		return &SettingError{Field: "Versus", Problem: "sends one schedule to both servers at once; a fixture replayed as sessions ({Fixture}) paces each turn on its own server's answer"}
 	case p.VersusTolerance < 0 || math.IsNaN(p.VersusTolerance) || math.IsInf(p.VersusTolerance, 0):
 		return &SettingError{Field: "VersusTolerance", Value: fmt.Sprint(p.VersusTolerance), Problem: "want a positive fraction, e.g. 0.1"}
 	}
@@ -107,7 +109,6 @@ func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.Ste
 		err error
 	}
 	sides := []*side{{m: m}, {m: m.versus}}
-	start := time.Now().Add(versusLead)
 	for _, s := range sides {
 		if s.p, s.err = s.m.nextStepPlan(rate); s.err != nil {
 			return nil, s.err
@@ -115,6 +116,11 @@ func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.Ste
 		if err := s.m.preparePrompts(ctx, rate, s.p); err != nil {
 			return nil, fmt.Errorf("prepare prompts: %w", err)
 		}
+	}
+	// The shared start once both sides' prompts are made: a start set
+	// before would pass while the chat prompts went through /tokenize.
+	start := time.Now().Add(versusLead)
+	for _, s := range sides {
 		s.p.StepStart = start
 	}
 	var wg sync.WaitGroup

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/render"
@@ -205,6 +206,12 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 		{"until decided", func(p *Plan) { p.UntilDecided = true }, "Versus"},
 		{"an overload step", func(p *Plan) { p.Overload = &verdict.OverloadSettings{} }, "Versus"},
 		{"a negative tolerance", func(p *Plan) { p.VersusTolerance = -0.1 }, "VersusTolerance"},
+		{"sessions", func(p *Plan) {
+			root := &fixtures.Session{ID: "chat", Turns: []fixtures.Turn{{Input: 50, Output: 3}}}
+			fx, err := fixtures.FromSessions("chat", fixtures.Provenance{}, 0, []*fixtures.Session{root})
+			require.NoError(t, err)
+			p.Fixture = fx
+		}, "Versus"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,4 +224,30 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 			assert.Equal(t, c.field, se.Field, "%v", err)
 		})
 	}
+}
+
+// The ratio side by side against servers of known latency: a paced server
+// whose first token comes 150 ms after each request beside one whose comes
+// after 100 ms reads ×1.5, and its interval holds it.
+func TestSideBySideRatioAgainstKnownServers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := DefaultPlan()
+		p.Target = virtualSimTarget(pacedConfig(150*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
+		p.Versus = virtualSimTarget(pacedConfig(100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
+		p.Fixture, p.Rates, p.Arrival = plantest.MustFixture(t, "fixed:8:20"), []float64{20}, plantest.MustArrival(t, "constant")
+		p.Duration, p.Warmup = 12*time.Second, time.Second
+		p.SLOs = plantest.MustSLOs(t, "ttft.p90<=1s")
+		rep, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		st := rep.Steps[0]
+		require.Len(t, st.Versus, 1)
+		c := st.Versus[0]
+		t.Logf("%s", render.VersusLine(st.Versus))
+		require.NotNil(t, c.RatioCI95)
+		assert.InDelta(t, 1.5, c.Ratio, 0.05)
+		assert.LessOrEqual(t, c.RatioCI95[0], 1.5+0.03)
+		assert.GreaterOrEqual(t, c.RatioCI95[1], 1.5-0.03)
+		assert.True(t, c.Regressed, "×1.5 against a 5% tolerance")
+		assert.Equal(t, report.VerdictFail, st.Verdict)
+	})
 }

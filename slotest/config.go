@@ -81,10 +81,16 @@ func (c config) build() (load.Plan, error) {
 // targetOf is the target the config names, with the environment's model
 // and image for the vllm target and the environment's API key.
 func (c config) targetOf() (load.Target, error) {
-	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: c.sim, Starter: c.container}
-	if strings.TrimSpace(c.target) == targets.VLLM {
+	return c.named(c.target, c.sim, os.Getenv(EnvVLLMImage))
+}
+
+// named is the server a name chooses (sim, vllm or a URL), the simulator
+// configured by sim, a vllm container from image (else the default).
+func (c config) named(name string, sim vllmsim.Config, image string) (load.Target, error) {
+	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: sim, Starter: c.container}
+	if strings.TrimSpace(name) == targets.VLLM {
 		o.Model = firstNonEmpty(c.model, os.Getenv(EnvModel))
-		o.Image = firstNonEmpty(os.Getenv(EnvVLLMImage), defaultImage)
+		o.Image = firstNonEmpty(image, defaultImage)
 		if o.Model == "" {
 			return nil, fmt.Errorf("the vllm target needs a model: set %s or WithModel", EnvModel)
 		}
@@ -92,7 +98,7 @@ func (c config) targetOf() (load.Target, error) {
 			return nil, errors.New("the vllm target starts a container: import github.com/llmslo/llmslo/slotest/vllmcontainer in this test package (a blank import is enough)")
 		}
 	}
-	return targets.Parse(c.target, o)
+	return targets.Parse(name, o)
 }
 
 // Option changes a config.

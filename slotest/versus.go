@@ -3,9 +3,7 @@ package slotest
 import (
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
 )
@@ -46,15 +44,7 @@ func (c config) versusOf() (load.Target, error) {
 	if name == "" {
 		return nil, nil
 	}
-	o := targets.Options{Model: c.model, APIKey: targets.APIKeyFromEnv(), Sim: c.versusSim, Starter: c.container}
-	if strings.TrimSpace(name) == targets.VLLM {
-		o.Model = firstNonEmpty(c.model, os.Getenv(EnvModel))
-		o.Image = firstNonEmpty(os.Getenv(EnvVersusVLLMImage), os.Getenv(EnvVLLMImage), defaultImage)
-		if o.Model == "" || o.Starter == nil {
-			return nil, fmt.Errorf("a vllm base server needs what the vllm target does: a model (%s) and slotest/vllmcontainer imported", EnvModel)
-		}
-	}
-	t, err := targets.Parse(name, o)
+	t, err := c.named(name, c.versusSim, firstNonEmpty(os.Getenv(EnvVersusVLLMImage), os.Getenv(EnvVLLMImage)))
 	if err != nil {
 		return nil, fmt.Errorf("versus: %w", err)
 	}

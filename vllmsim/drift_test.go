@@ -99,3 +99,23 @@ func TestDriftSlowsTheStepsOfARunningServer(t *testing.T) {
 	assert.InDelta(t, 10, float64(mb)/1e6, 2)
 	assert.InDelta(t, 15, float64(ma)/1e6, 2)
 }
+
+// A server whose steps take 10 ms, each up to half as long again drawn from
+// its seed: its gaps lie between 10 and 15 ms, their median near 12.5.
+func TestStepJitterSlowsEachStepByItsDraw(t *testing.T) {
+	srv := start(t, Config{Model: "m", Profile: engine.StepProfile{Name: "fixed-10ms", Fixed: 10 * time.Millisecond},
+		NoFrontend: true, StepJitter: 0.5, Seed: 3})
+	res := streamCompletion(t, srv.URL, map[string]any{"model": "m", "prompt": "hello", "max_tokens": 80, "ignore_eos": true})
+	require.NoError(t, res.err)
+	var gaps []time.Duration
+	for i := 1; i < len(res.tokenTimes); i++ {
+		gaps = append(gaps, res.tokenTimes[i].Sub(res.tokenTimes[i-1]))
+	}
+	require.Greater(t, len(gaps), 50)
+	slices.Sort(gaps)
+	p10, p50 := gaps[len(gaps)/10], gaps[len(gaps)/2]
+	t.Logf("gaps p10 %v, p50 %v, p90 %v", p10, p50, gaps[len(gaps)*9/10])
+	assert.InDelta(t, 12.5, float64(p50)/1e6, 1.5, "the median draw, half way")
+	assert.GreaterOrEqual(t, float64(p10)/1e6, 9.5, "never faster than the step")
+	assert.Less(t, float64(p10)/1e6, 12.0, "draws spread from the step's own time up")
+}

@@ -42,11 +42,17 @@ type Sequential struct {
 // tolerance (a comparison that cannot call a regression), else nil.
 func Settled(checks []report.BaselineCheck) []report.BaselineCheck {
 	for _, b := range checks {
-		if b.RatioCI95 == nil || b.RatioCI95[1] > 1+b.Tolerance {
+		if !withinTolerance(b) {
 			return nil
 		}
 	}
 	return checks
+}
+
+// withinTolerance says a check's whole interval lies under ×(1 +
+// tolerance): it cannot call a regression.
+func withinTolerance(b report.BaselineCheck) bool {
+	return b.RatioCI95 != nil && b.RatioCI95[1] <= 1+b.Tolerance
 }
 
 // BaselineLooks is how many looks of a step run until decided may compare
@@ -226,7 +232,7 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 			return "the baseline is not yet compared within its tolerance (it is compared at four horizons from the floor to the cap)", false
 		}
 		for _, b := range j.Baseline {
-			if b.RatioCI95 == nil || b.RatioCI95[1] > 1+b.Tolerance {
+			if !withinTolerance(b) {
 				return fmt.Sprintf("%s.p%g against the baseline is open", b.Metric, b.Percentile), false
 			}
 			said = append(said, fmt.Sprintf("%s.p%g ×%.2f of the baseline (at most ×%.2f)", b.Metric, b.Percentile, b.Ratio, b.RatioCI95[1]))
