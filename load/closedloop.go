@@ -34,7 +34,7 @@ func runClosedLoop(ctx context.Context, p stepPlan, clients int, firstIndex int)
 	st.DurationS = p.Duration.Seconds()
 	st.Requests.Scheduled = n
 	st.RateTarget = float64(n) / p.Duration.Seconds()
-	finishStep(st, n)
+	st.SetGoodput(n)
 	verdict.JudgeSLOs(st, p.judge).Apply(st)
 	if ctx.Err() != nil {
 		st.Partial = true

@@ -133,7 +133,7 @@ func TestADeclaredServerPassesOnALighterWorkloadAndSaysSo(t *testing.T) {
 // judged alike.
 func TestMergeJudgesDeclaredLengthsAlike(t *testing.T) {
 	r := &report.Report{Shard: &report.ShardInfo{Count: 2, LengthsAdvisory: true}}
-	c, err := mergedJudging(r)
+	c, err := verdict.ShardCriteria(r)
 	require.NoError(t, err)
 	assert.True(t, c.LengthsAdvisory)
 	p := halfWorkPlan(t, "http://127.0.0.1:1")

@@ -78,7 +78,7 @@ func stepFrom(outs []client.Outcome, measureFrom time.Time, d time.Duration, c v
 	st.Requests.Scheduled = scheduled
 	hr := 0.02
 	st.Server = vllmapi.ServerStats{MetricsAvailable: true, PrefixCacheHitRate: &hr, Samples: 5}
-	finishStep(&st, scheduled)
+	st.SetGoodput(scheduled)
 	verdict.Judge(&st, ev, c).Apply(&st)
 	return st
 }
@@ -125,7 +125,7 @@ func TestMergeEqualsTheSingleClientsStep(t *testing.T) {
 	outs := synthOutcomes(360, measureFrom)
 	whole := stepFrom(outs, measureFrom, d, testJudging(t), func(int) bool { return true })
 	reps, names := shardReports(t, outs, 3, measureFrom, d)
-	merged, err := Merge(reps, names)
+	merged, err := verdict.MergeShards(reps, names)
 	require.NoError(t, err)
 	require.Len(t, merged.Steps, 1)
 	m := merged.Steps[0]
@@ -172,7 +172,7 @@ func TestMergeOfAStarvedShardIsInvalid(t *testing.T) {
 	measureFrom := time.Now()
 	outs := synthOutcomes(360, measureFrom)
 	reps, names := shardReports(t, outs, 3, measureFrom, 8*time.Second)
-	merged, err := Merge(reps, names)
+	merged, err := verdict.MergeShards(reps, names)
 	require.NoError(t, err)
 	require.False(t, merged.Steps[0].HasHazard(verdict.HazardClientSaturation))
 
@@ -187,7 +187,7 @@ func TestMergeOfAStarvedShardIsInvalid(t *testing.T) {
 	for _, r := range reps {
 		due, sent = due+r.Steps[0].Evidence.Due, sent+r.Steps[0].Evidence.SentInWindow
 	}
-	merged, err = Merge(reps, names)
+	merged, err = verdict.MergeShards(reps, names)
 	require.NoError(t, err)
 	m := merged.Steps[0]
 	require.True(t, m.HasHazard(verdict.HazardClientSaturation), "%+v", m.Notes)
@@ -202,7 +202,7 @@ func TestMergeOfAStarvedShardIsInvalid(t *testing.T) {
 	for _, r := range reps {
 		r.Shard.Thresholds = th
 	}
-	merged, err = Merge(reps, names)
+	merged, err = verdict.MergeShards(reps, names)
 	require.NoError(t, err)
 	assert.False(t, merged.Steps[0].HasHazard(verdict.HazardClientSaturation))
 	assert.Equal(t, []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}, merged.Steps[0].HazardsOff)
@@ -238,7 +238,7 @@ func TestMergeRefusesReportsThatDoNotBelongTogether(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			reps, names := shardReports(t, outs, 3, measureFrom, 8*time.Second)
 			reps = tc.doctor(reps)
-			_, err := Merge(reps, names[:len(reps)])
+			_, err := verdict.MergeShards(reps, names[:len(reps)])
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})

@@ -139,7 +139,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	if st.Partial {
 		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
 	}
-	finishStep(st, due)
+	st.SetGoodput(due)
 	c := p.judge
 	if st.UntilDecided = f.decision; st.UntilDecided != nil {
 		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, BaselineLook: true}
@@ -155,16 +155,6 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
 	}
 	return st, runErr
-}
-
-// finishStep fills goodput: good requests over those that were due,
-// less those abandoned on purpose (a user who pressed stop was not failed
-// by the server, and a cancel rate must not cap goodput).
-func finishStep(s *report.StepReport, due int) {
-	due -= s.Requests.Abandoned
-	if due > 0 {
-		s.Goodput = float64(s.Requests.Good) / float64(due)
-	}
 }
 
 // judging is what the plan's steps are judged against.

@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 )
 
 func init() {
@@ -48,7 +48,7 @@ func mergeCmd(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		reps = append(reps, r)
 	}
-	merged, err := load.Merge(reps, fs.Args())
+	merged, err := verdict.MergeShards(reps, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "llmslo merge: %v\n", err)
 		return exitUsage

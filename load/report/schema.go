@@ -436,3 +436,13 @@ func (p PromptCache) HitRate() (rate float64, ok bool) {
 	}
 	return float64(p.CachedTokens) / float64(p.PromptTokens), true
 }
+
+// SetGoodput fills goodput: good requests over those that were due, less
+// those abandoned on purpose (a user who pressed stop was not failed by
+// the server, and a cancel rate must not cap goodput).
+func (s *StepReport) SetGoodput(due int) {
+	due -= s.Requests.Abandoned
+	if due > 0 {
+		s.Goodput = float64(s.Requests.Good) / float64(due)
+	}
+}

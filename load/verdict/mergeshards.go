@@ -1,4 +1,4 @@
-package load
+package verdict
 
 import (
 	"encoding/json"
@@ -7,15 +7,18 @@ import (
 
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
-	"github.com/llmslo/llmslo/load/verdict"
 )
 
-// Merge joins the reports of the shards of one schedule into the report a
+// kindSim is the target kind of a report of the in-process simulator
+// (load.KindSim).
+const kindSim = "sim"
+
+// MergeShards joins the reports of the shards of one schedule into the report a
 // single client sending it all would have written, and judges each merged
 // step again, against the SLOs and thresholds the shards were run with
 // (docs/sharding.md). names label the reports in errors; reports that do
 // not belong together are refused, naming the file and the field.
-func Merge(reps []*report.Report, names []string) (*report.Report, error) {
+func MergeShards(reps []*report.Report, names []string) (*report.Report, error) {
 	ordered, err := report.CheckShards(reps, names)
 	if err != nil {
 		return nil, err
@@ -25,7 +28,7 @@ func Merge(reps []*report.Report, names []string) (*report.Report, error) {
 		byIndex[r.Shard.Index] = names[i]
 	}
 	ref := ordered[0]
-	judging, err := mergedJudging(ref)
+	judging, err := ShardCriteria(ref)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", byIndex[0], err)
 	}
@@ -57,9 +60,9 @@ func Merge(reps []*report.Report, names []string) (*report.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		finishStep(&m, due)
+		m.SetGoodput(due)
 		ev, _ := observe.EvidenceOf(&m) // MergeStep always sets the evidence
-		verdict.JudgeMerged(&m, ev, judging).Apply(&m)
+		JudgeMerged(&m, ev, judging).Apply(&m)
 		out.Steps = append(out.Steps, m)
 		out.Verdict = report.Worse(out.Verdict, m.Verdict)
 	}
@@ -79,12 +82,12 @@ func dueOf(s *report.StepReport) int {
 	return s.Requests.Scheduled
 }
 
-// mergedJudging is what the shards' steps were judged against, read back
+// ShardCriteria is what the shards' steps were judged against, read back
 // from a shard's report.
-func mergedJudging(r *report.Report) (verdict.Criteria, error) {
-	c := verdict.Criteria{Strict: r.Shard.Strict, LengthsAdvisory: r.Shard.LengthsAdvisory, InProcessServer: r.Target.Kind == KindSim}
+func ShardCriteria(r *report.Report) (Criteria, error) {
+	c := Criteria{Strict: r.Shard.Strict, LengthsAdvisory: r.Shard.LengthsAdvisory, InProcessServer: r.Target.Kind == kindSim}
 	for _, sp := range r.SLO {
-		s, err := verdict.SLOFromSpec(sp)
+		s, err := SLOFromSpec(sp)
 		if err != nil {
 			return c, err
 		}
