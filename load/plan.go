@@ -163,10 +163,14 @@ type Plan struct {
 	// judged on their SLOs, and each of Target's gated percentiles is
 	// compared with the base's, paired second by second: a ratio whose
 	// interval lies wholly beyond ×(1 + VersusTolerance) fails the step
-	// (0: DefaultVersusTolerance).
+	// (0: DefaultVersusTolerance). With VersusMode VersusAlternate the load
+	// moves between the two in blocks of VersusBlock (0:
+	// DefaultVersusBlock) measured seconds, in ABBA order, each after a
+	// transient of Warmup that is sent but not measured.
 	Versus          Target
 	VersusMode      string
 	VersusTolerance float64
+	VersusBlock     time.Duration
 
 	salt string // the prompts' salt, shared with another plan (shards, Versus)
 }

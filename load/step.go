@@ -135,11 +135,7 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	}
 	// Goodput over the requests whose time had come and that a cut did
 	// not cancel.
-	due := st.Requests.Scheduled
-	if st.Partial {
-		due = st.Requests.Sent - st.Requests.Canceled + st.Requests.Dropped
-	}
-	st.SetGoodput(due)
+	st.SetGoodput(st.Due())
 	c := p.judge
 	if st.UntilDecided = f.decision; st.UntilDecided != nil {
 		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, BaselineLook: true}

@@ -18,6 +18,17 @@ import (
 // to both servers at the same moments (report.VersusTogether).
 const VersusTogether = report.VersusTogether
 
+// VersusAlternate is the side-by-side mode that moves the load between the
+// two servers in blocks, in ABBA order (report.VersusAlternate).
+const VersusAlternate = report.VersusAlternate
+
+// DefaultVersusBlock is an alternating run's measured block: ten whole
+// seconds, the fewest a ratio's paired interval resamples from
+// (docs/versus.md, "Alternate"), and short enough that a pair of blocks
+// (with their transients, about 30 s) sees one state of a drift with a
+// period of minutes.
+const DefaultVersusBlock = 10 * time.Second
+
 // DefaultVersusTolerance is how much slower than the base server, side by
 // side, a gated percentile may be before it counts as a regression: half a
 // recorded baseline's, since the two servers share their minutes (the
@@ -37,11 +48,20 @@ func (p *Plan) checkVersus() error {
 		if p.VersusMode != "" {
 			return &SettingError{Field: "VersusMode", Problem: "needs {Versus}, the base side's target"}
 		}
+		if p.VersusBlock != 0 {
+			return &SettingError{Field: "VersusBlock", Problem: "needs {Versus}, the base side's target"}
+		}
 		return nil
 	}
 	switch {
-	case p.VersusMode != "" && p.VersusMode != VersusTogether:
-		return &SettingError{Field: "VersusMode", Value: p.VersusMode, Problem: "want " + VersusTogether + " (alternate is not built yet)"}
+	case p.VersusMode != "" && p.VersusMode != VersusTogether && p.VersusMode != VersusAlternate:
+		return &SettingError{Field: "VersusMode", Value: p.VersusMode, Problem: "want " + VersusTogether + " or " + VersusAlternate}
+	case p.VersusBlock != 0 && p.VersusMode != VersusAlternate:
+		return &SettingError{Field: "VersusBlock", Value: p.VersusBlock.String(), Problem: "cuts the load in blocks only with VersusMode " + VersusAlternate}
+	case p.VersusMode == VersusAlternate:
+		if err := p.checkAlternate(); err != nil {
+			return err
+		}
 	case p.Baseline != nil:
 		return &SettingError{Field: "Versus", Problem: "compares with a server run beside this one; {Baseline} compares with a recorded run: choose one"}
 	case p.UntilDecided:
@@ -63,7 +83,7 @@ func (p *Plan) checkVersus() error {
 // measuring a step again (their steps keep one clock).
 func (p Plan) versusSides() (pr, base Plan) {
 	pr, base = p, p
-	pr.Versus, base.Versus, pr.VersusMode, base.VersusMode = nil, nil, "", ""
+	pr.Versus, base.Versus, base.VersusMode, base.VersusBlock = nil, nil, "", 0 // pr keeps how the two alternate
 	pr.VersusTolerance, base.VersusTolerance = p.versusTolerance(), 0
 	base.Target, base.Progress = p.Versus, nil
 	pr.StarvedRetries, base.StarvedRetries = 0, 0
@@ -94,7 +114,10 @@ func (m *Measurement) openVersus(ctx context.Context, base Plan, tolerance float
 		return fmt.Errorf("the base side (Versus): %w", err)
 	}
 	m.versus = b
-	m.report.Versus = &report.Versus{Mode: VersusTogether, Target: b.endpoint.Info(), Tolerance: tolerance}
+	m.report.Versus = &report.Versus{Mode: cmp.Or(m.plan.VersusMode, VersusTogether), Target: b.endpoint.Info(), Tolerance: tolerance}
+	if m.report.Versus.Mode == VersusAlternate {
+		m.report.Versus.BlockS, m.report.Versus.TransientS = m.plan.versusBlock().Seconds(), m.plan.Warmup.Seconds()
+	}
 	return nil
 }
 
@@ -102,6 +125,9 @@ func (m *Measurement) openVersus(ctx context.Context, base Plan, tolerance float
 // shared by both, judges this side's against the base's, and adds each to
 // its side's report.
 func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.StepReport, error) {
+	if m.report.Versus.Mode == VersusAlternate {
+		return m.alternateStep(ctx, rate)
+	}
 	type side struct {
 		m   *Measurement
 		p   stepPlan
@@ -128,13 +154,18 @@ func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.Ste
 		wg.Go(func() { s.st, s.err = s.m.measureStep(ctx, rate, s.p) })
 	}
 	wg.Wait()
-	own, base := sides[0], sides[1]
-	err := cmp.Or(own.err, base.err)
-	if own.st != nil && base.st != nil && err == nil {
-		err = verdict.JudgeVersus(own.st, base.st, m.report.Versus.Tolerance)
+	return m.addVersusStep(sides[0].st, sides[1].st, sides[0].err, sides[1].err)
+}
+
+// addVersusStep judges this side's step own against the base's, and adds
+// each to its side's report.
+func (m *Measurement) addVersusStep(own, base *report.StepReport, ownErr, baseErr error) (*report.StepReport, error) {
+	err := cmp.Or(ownErr, baseErr)
+	if own != nil && base != nil && err == nil {
+		err = verdict.JudgeVersus(own, base, m.report.Versus.Tolerance)
 	}
-	base.m.addStep(base.st, base.err)
-	m.report.Versus.Steps, m.report.Versus.Verdict = base.m.report.Steps, base.m.report.Verdict
-	m.addStep(own.st, err)
-	return own.st, err
+	m.versus.addStep(base, baseErr)
+	m.report.Versus.Steps, m.report.Versus.Verdict = m.versus.report.Steps, m.versus.report.Verdict
+	m.addStep(own, err)
+	return own, err
 }

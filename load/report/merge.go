@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 
@@ -119,12 +120,16 @@ func addInts(dst, src any) {
 
 // addTimeline adds b's seconds to a's: counts add, the maximum TTFT is the
 // larger, the mean TTFT is weighted by completions.
-func addTimeline(a, b []Second) []Second {
-	for len(a) < len(b) {
+func addTimeline(a, b []Second) []Second { return addTimelineAt(a, b, 0, math.MaxInt) }
+
+// addTimelineAt adds b's seconds to a's from second at on, b's seconds
+// from secs on counted in its last (MergeBlocks).
+func addTimelineAt(a, b []Second, at, secs int) []Second {
+	for len(a) < at+min(len(b), secs) {
 		a = append(a, Second{T: len(a)})
 	}
 	for i, s := range b {
-		t := &a[i]
+		t := &a[at+min(i, secs-1)]
 		if n := t.Completed + s.Completed; n > 0 {
 			t.TTFTMeanMs = (t.TTFTMeanMs*float64(t.Completed) + s.TTFTMeanMs*float64(s.Completed)) / float64(n)
 		}
@@ -168,12 +173,16 @@ func mergeSpans(m *StepReport, parts []ShardPart) {
 }
 
 // addCounts adds b's counts to a's, index by index.
-func addCounts(a, b []int) []int {
-	for len(a) < len(b) {
+func addCounts(a, b []int) []int { return addCountsAt(a, b, 0, math.MaxInt) }
+
+// addCountsAt adds b's counts to a's from index at on, b's from secs on
+// counted in its last (MergeBlocks).
+func addCountsAt(a, b []int, at, secs int) []int {
+	for len(a) < at+min(len(b), secs) {
 		a = append(a, 0)
 	}
 	for i, n := range b {
-		a[i] += n
+		a[at+min(i, secs-1)] += n
 	}
 	return a
 }

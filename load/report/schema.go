@@ -224,6 +224,9 @@ type StepReport struct {
 	// (Report.Versus): the same checks, this step's percentile over the
 	// base's, paired by the second both were sent in.
 	Versus []BaselineCheck `json:"versus,omitempty"`
+	// Blocks are the blocks an alternating side-by-side step was measured
+	// in on this side (VersusAlternate), in order; the step is their merge.
+	Blocks []StepBlock `json:"blocks,omitempty"`
 	// Hazards are what made the step invalid: each could have changed its
 	// verdict (docs/hazards.md). A hazard seen that could not have is a
 	// note instead, with its figures.
@@ -445,4 +448,14 @@ func (s *StepReport) SetGoodput(due int) {
 	if due > 0 {
 		s.Goodput = float64(s.Requests.Good) / float64(due)
 	}
+}
+
+// Due is how many of the step's requests were due, as a step counts them
+// for goodput: all those scheduled, or for a step cut short those whose
+// time had come and that the cut did not cancel.
+func (s *StepReport) Due() int {
+	if s.Partial {
+		return s.Requests.Sent - s.Requests.Canceled + s.Requests.Dropped
+	}
+	return s.Requests.Scheduled
 }

@@ -5,6 +5,9 @@ package report
 const (
 	// VersusTogether sends the whole schedule to both at the same moments.
 	VersusTogether = "together"
+	// VersusAlternate moves the load between them in blocks, in ABBA
+	// order, leaving each block's transient out of both sides.
+	VersusAlternate = "alternate"
 )
 
 // Versus is the base side of a side-by-side run: the same requests, from
@@ -16,9 +19,14 @@ type Versus struct {
 	Target TargetInfo `json:"target"`
 	// Tolerance is the slowdown a ratio's interval may reach before it is a
 	// regression: 0.1 allows ×1.10.
-	Tolerance float64      `json:"tolerance"`
-	Steps     []StepReport `json:"steps"`
-	Verdict   Verdict      `json:"verdict"`
+	Tolerance float64 `json:"tolerance"`
+	// BlockS and TransientS are an alternating run's blocks: each side's
+	// step is measured in blocks of BlockS seconds, each after a transient
+	// of TransientS seconds that is sent but not measured.
+	BlockS     float64      `json:"block_s,omitempty"`
+	TransientS float64      `json:"transient_s,omitempty"`
+	Steps      []StepReport `json:"steps"`
+	Verdict    Verdict      `json:"verdict"`
 }
 
 // Step is the base side's step named name, or nil.

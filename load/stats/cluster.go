@@ -200,14 +200,20 @@ func (h *Histogram) QuantileCIClustered(p, conf, deff float64) (lo, hi time.Dura
 // Merge adds o's observations to c, second by second: the clusters of
 // shards that shared a start time merge into those of the whole schedule.
 // o is unchanged.
-func (c *Clusters) Merge(o *Clusters) {
+func (c *Clusters) Merge(o *Clusters) { c.MergeAt(o, 0, math.MaxInt) }
+
+// MergeAt adds o's observations to c with o's second s counted as second
+// at+min(s, secs-1): o is a block of secs seconds that follows at seconds
+// of others, and what it observed after its window (gaps that ended while
+// it drained) counts in its last second, never in the next block's.
+func (c *Clusters) MergeAt(o *Clusters, at, secs int) {
 	if o == nil {
 		return
 	}
 	for sec, s := range o.secs {
 		for i, k := range s.counts {
 			if k > 0 {
-				c.add(sec, s.first+i, k)
+				c.add(at+min(sec, secs-1), s.first+i, k)
 			}
 		}
 	}

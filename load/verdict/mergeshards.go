@@ -54,7 +54,7 @@ func MergeShards(reps []*report.Report, names []string) (*report.Report, error) 
 		for k, r := range ordered {
 			st := &r.Steps[i]
 			parts[k] = report.ShardPart{Index: k, Step: st}
-			due += dueOf(st)
+			due += st.Due()
 		}
 		m, err := report.MergeStep(parts)
 		if err != nil {
@@ -70,16 +70,6 @@ func MergeShards(reps []*report.Report, names []string) (*report.Report, error) 
 		out.Partial, out.Reason = true, strings.Join(cut, "; ")
 	}
 	return out, nil
-}
-
-// dueOf is how many of a step's requests were due, as runStep counts them
-// for goodput: all those scheduled, or for a step cut short those whose
-// time had come and that the cut did not cancel.
-func dueOf(s *report.StepReport) int {
-	if s.Partial {
-		return s.Requests.Sent - s.Requests.Canceled + s.Requests.Dropped
-	}
-	return s.Requests.Scheduled
 }
 
 // ShardCriteria is what the shards' steps were judged against, read back

@@ -1,0 +1,102 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+)
+
+// versusBlock is the plan's alternating block, or the default.
+func (p *Plan) versusBlock() time.Duration {
+	if p.VersusBlock > 0 {
+		return p.VersusBlock
+	}
+	return DefaultVersusBlock
+}
+
+// checkAlternate checks what alternating blocks ask of the plan: whole
+// seconds (a block's seconds pair with the other side's), at least two
+// blocks a side (a pair in each order), and a warm-up to leave out as
+// each block's transient.
+func (p *Plan) checkAlternate() error {
+	b := p.versusBlock()
+	switch {
+	case b < 5*time.Second || b%time.Second != 0:
+		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds, at least 5s"}
+	case p.Duration%b != 0 || p.Duration < 2*b:
+		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in blocks of %v: want a multiple of it, at least two blocks (each side gets one in each order)", b)}
+	case p.Warmup <= 0:
+		return &SettingError{Field: "Warmup", Value: p.Warmup.String(), Problem: "is each block's transient, left out of both sides when the load moves: want one long enough for a queue to settle"}
+	}
+	return nil
+}
+
+// alternateStep runs one step at rate with the load moving between the two
+// sides in blocks, in ABBA order: each block is a step of its own on its
+// side (Warmup sent but not measured, then a window of VersusBlock), run
+// once the block before it drained. Block k of both sides sends the same
+// requests on the same schedule; each side's blocks merge into its step
+// (report.MergeBlocks), judged on its own SLOs and then against the
+// base's.
+func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.StepReport, error) {
+	sides := [2]*Measurement{m, m.versus}
+	var plans [2]stepPlan
+	for i, s := range sides {
+		p, err := s.nextStepPlan(rate)
+		if err != nil {
+			return nil, err
+		}
+		p.Duration = m.plan.versusBlock()
+		plans[i] = p
+	}
+	var blocks [2][]*report.StepReport
+	var errs [2]error
+	first := m.next
+	for turn, side := range arrival.ABBA(int(m.plan.Duration / m.plan.versusBlock())) {
+		s, p := sides[side], plans[side]
+		if turn%2 == 0 {
+			first = s.next // both sides' block turn/2 starts at one index
+		}
+		s.next = first
+		if errs[side] = s.preparePrompts(ctx, rate, p); errs[side] != nil {
+			errs[side] = fmt.Errorf("prepare prompts: %w", errs[side])
+			break
+		}
+		st, used, err := runStep(ctx, p, rate, first)
+		s.next += used
+		if st != nil {
+			st.Blocks = []report.StepBlock{{Block: turn / 2, Turn: turn, StartedAt: st.StartedAt, WindowS: st.DurationS, Scheduled: st.Requests.Scheduled}}
+			blocks[side] = append(blocks[side], st)
+		}
+		if errs[side] = err; err != nil {
+			break
+		}
+	}
+	var steps [2]*report.StepReport
+	for i := range sides {
+		if len(blocks[i]) > 0 {
+			steps[i] = joinBlocks(plans[i], blocks[i])
+		}
+	}
+	return m.addVersusStep(steps[0], steps[1], errs[0], errs[1])
+}
+
+// joinBlocks merges one side's blocks into its step and judges it as
+// runStep judges a step, on the merged figures and evidence.
+func joinBlocks(p stepPlan, blocks []*report.StepReport) *report.StepReport {
+	st, _ := report.MergeBlocks(blocks) // every block holds histograms and evidence
+	due := 0
+	for _, b := range blocks {
+		due += b.Due()
+		st.Blocks = append(st.Blocks, b.Blocks...)
+	}
+	st.SetGoodput(due)
+	ev, _ := observe.EvidenceOf(&st) // MergeBlocks always sets the evidence
+	verdict.Judge(&st, ev, p.judge).Apply(&st)
+	return &st
+}

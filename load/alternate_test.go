@@ -1,0 +1,143 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load/arrival"
+	"github.com/llmslo/llmslo/load/observe"
+	"github.com/llmslo/llmslo/load/render"
+	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
+	"github.com/llmslo/llmslo/vllmsim"
+)
+
+// readRecords reads a run's per-request records.
+func readRecords(t *testing.T, path string) []observe.RequestRecord {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []observe.RequestRecord
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var r observe.RequestRecord
+		require.NoError(t, json.Unmarshal(line, &r))
+		out = append(out, r)
+	}
+	return out
+}
+
+// Alternating, each side gets exactly its blocks in ABBA order, one after
+// the other; block k holds the same requests on both sides; each block's
+// transient is sent to both and measured on neither; each side's step is
+// its blocks' windows, merged.
+func TestAlternateSendsEachSideItsBlocksInABBAOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := gatePlan(t, vllmsim.Config{})
+		p.Duration, p.Warmup, p.VersusBlock = 20*time.Second, 2*time.Second, 5*time.Second
+		p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: 1.5})
+		p.VersusMode = VersusAlternate
+		p.RequestsOut = filepath.Join(t.TempDir(), "requests.jsonl")
+		rep, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		require.Len(t, rep.Steps, 1)
+		require.NotNil(t, rep.Versus)
+		assert.Equal(t, report.VersusAlternate, rep.Versus.Mode)
+		assert.Equal(t, 5.0, rep.Versus.BlockS)
+		assert.Equal(t, 2.0, rep.Versus.TransientS)
+		own, base := rep.Steps[0], rep.Versus.Steps[0]
+
+		// The turns, both sides together, are ABBA, each block after the
+		// one before it has ended.
+		turns := append(slices.Clone(own.Blocks), base.Blocks...)
+		require.Len(t, turns, 8)
+		slices.SortFunc(turns, func(a, b report.StepBlock) int { return a.Turn - b.Turn })
+		ownTurn := map[int]bool{}
+		for _, b := range own.Blocks {
+			ownTurn[b.Turn] = true
+		}
+		for i, side := range arrival.ABBA(4) {
+			assert.Equal(t, i, turns[i].Turn)
+			assert.Equal(t, side == 0, ownTurn[i], "turn %d", i)
+			assert.Equal(t, i/2, turns[i].Block)
+			assert.Equal(t, 5.0, turns[i].WindowS)
+			if i > 0 {
+				prevEnd := turns[i-1].StartedAt.Add(5 * time.Second)
+				assert.False(t, turns[i].StartedAt.Before(prevEnd.Add(2*time.Second)), "turn %d starts its transient after turn %d's window", i, i-1)
+			}
+		}
+		for k := range 4 {
+			assert.Equal(t, own.Blocks[k].Scheduled, base.Blocks[k].Scheduled, "block %d: the same schedule", k)
+		}
+
+		// The records: the same requests measured on both sides, the same
+		// requests left out as transients, none in both.
+		split := func(path string) (measured, transient []int) {
+			for _, r := range readRecords(t, path) {
+				if r.Warmup {
+					transient = append(transient, r.Index)
+				} else {
+					measured = append(measured, r.Index)
+				}
+			}
+			slices.Sort(measured)
+			slices.Sort(transient)
+			return measured, transient
+		}
+		ownM, ownT := split(p.RequestsOut)
+		baseM, baseT := split(filepath.Join(filepath.Dir(p.RequestsOut), "requests.versus.jsonl"))
+		require.NotEmpty(t, ownT, "each block's transient is sent")
+		assert.Equal(t, ownM, baseM, "the same requests measured on both sides")
+		assert.Equal(t, ownT, baseT, "the same transients left out of both")
+		for _, i := range ownT {
+			_, found := slices.BinarySearch(ownM, i)
+			assert.False(t, found, "request %d both measured and left out", i)
+		}
+		sched := 0
+		for _, b := range own.Blocks {
+			sched += b.Scheduled
+		}
+		assert.Equal(t, sched, own.Requests.Scheduled)
+		assert.Len(t, ownM, own.Requests.Sent)
+		assert.Equal(t, 20.0, own.DurationS, "the step is its blocks' windows")
+		assert.LessOrEqual(t, len(own.Timeline), 20, "a block's drain counts in its last second")
+		require.Len(t, own.Versus, 2)
+		for _, c := range own.Versus {
+			assert.True(t, c.Paired, c.Metric)
+			require.NotNil(t, c.RatioCI95, c.Metric)
+			assert.Less(t, c.RatioCI95[1], 1.0, "%s: the base is 1.5× slower", c.Metric)
+		}
+	})
+}
+
+// Alternating under a drift every server shares: an unchanged server
+// passes against its base, and one whose every engine step is 20% slower
+// is caught; the blocks pair what a drift of minutes moved alike.
+func TestAlternateCancelsTheDrift(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		drift := vllmsim.Drift{Kind: vllmsim.DriftSine, Amplitude: 0.2, Period: 4 * time.Minute}
+		for _, c := range []struct {
+			scale float64
+			want  report.Verdict
+		}{{1, report.VerdictPass}, {1.2, report.VerdictFail}} {
+			p := gatePlan(t, vllmsim.Config{Drift: drift, StepTimeScale: c.scale})
+			p.Duration, p.VersusMode = 40*time.Second, VersusAlternate
+			p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", Drift: drift})
+			rep, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			st := rep.Steps[0]
+			t.Logf("alternate, ×%g: %s: %s", c.scale, st.Verdict, render.VersusLine(st.Versus))
+			assert.Equal(t, c.want, st.Verdict, "×%g", c.scale)
+			assert.Equal(t, c.want == report.VerdictFail, len(verdict.Regressions(st.Versus)) > 0, "×%g", c.scale)
+			assert.Equal(t, report.VerdictPass, rep.Versus.Steps[0].Verdict, "the base side on its own SLOs")
+		}
+	})
+}

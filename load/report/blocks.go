@@ -1,0 +1,165 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/llmslo/llmslo/load/stats"
+	"github.com/llmslo/llmslo/load/vllmapi"
+)
+
+// StepBlock is one block of an alternating side-by-side step on one side:
+// Block is its place in the side's step (block k of both sides holds the
+// same requests), Turn its place in the run's ABBA order of both sides'
+// blocks, StartedAt the start of its measured window, Scheduled the
+// requests due in it.
+type StepBlock struct {
+	Block     int       `json:"block"`
+	Turn      int       `json:"turn"`
+	StartedAt time.Time `json:"started_at"`
+	WindowS   float64   `json:"window_s"`
+	Scheduled int       `json:"scheduled"`
+}
+
+// MergeBlocks joins the blocks of one side of an alternating step, each
+// measured as a step of its own (a transient left out, then its window),
+// into that side's step, as if its windows had run back to back: counts
+// add and histograms merge as MergeStep's; the seconds of block k follow
+// those of the blocks before it, and what a block observed after its
+// window (while it drained) counts in its last second, so that second i is
+// the same moment of the same block on both sides; the trend blocks add
+// position by position (the delay's rise within a block, from an idle
+// server, is what over capacity looks for); throughput is over the blocks'
+// spans added; the server's figures join as joinServers says. The result is
+// not judged.
+func MergeBlocks(blocks []*StepReport) (StepReport, error) {
+	if len(blocks) == 0 {
+		return StepReport{}, fmt.Errorf("no block to merge")
+	}
+	parts := make([]ShardPart, len(blocks))
+	for i, b := range blocks {
+		parts[i] = ShardPart{Index: i, Step: b}
+	}
+	m, err := MergeStep(parts)
+	if err != nil {
+		return m, err
+	}
+	m.Shards, m.Timeline, m.DurationS = nil, nil, 0
+	e := m.Evidence
+	e.DuePerS, e.SentPerS = nil, nil
+	for metric := range m.Clusters {
+		m.Clusters[metric] = nil
+	}
+	at, spanMs := 0, 0.0
+	for _, b := range blocks {
+		secs := max(int(b.DurationS), 1)
+		for metric, c := range b.Clusters {
+			if m.Clusters[metric] == nil {
+				m.Clusters[metric] = stats.NewClusters()
+			}
+			m.Clusters[metric].MergeAt(c, at, secs)
+		}
+		m.Timeline = addTimelineAt(m.Timeline, b.Timeline, at, secs)
+		e.DuePerS = addCountsAt(e.DuePerS, b.Evidence.DuePerS, at, secs)
+		e.SentPerS = addCountsAt(e.SentPerS, b.Evidence.SentPerS, at, secs)
+		m.DurationS += b.DurationS
+		if b.Requests.Sent > 0 {
+			spanMs += b.Evidence.LastEndMs - b.Evidence.FirstSendMs
+		}
+		at += secs
+	}
+	e.FirstSendMs = blocks[0].Evidence.FirstSendMs
+	e.LastEndMs = e.FirstSendMs + spanMs
+	m.RateAchieved, m.Tokens.OutputPerS = 0, 0
+	if m.DurationS > 0 {
+		m.RateAchieved = float64(e.SentInWindow) / m.DurationS
+	}
+	if spanMs > 0 {
+		m.Tokens.OutputPerS = float64(m.Tokens.Output) / (spanMs / 1000)
+	}
+	m.StartedAt = blocks[0].StartedAt
+	m.Server = joinServers(blocks)
+	return m, nil
+}
+
+// joinServers joins the blocks' server figures, each scraped over its own
+// window: counters add; maxima are the largest; means and shares are
+// the blocks' mean (their windows are of one length); the queue's figures
+// at a window's end (its slope, rise, growth and length) are the worst
+// block's, since each block starts from an idle server and a queue still
+// rising at any block's end is one the server did not keep up with; the
+// queue-time blocks add position by position, as the trend blocks do.
+func joinServers(blocks []*StepReport) vllmapi.ServerStats {
+	j := blocks[0].Server
+	j.QueueTimeBlocks = slices.Clone(j.QueueTimeBlocks)
+	n := float64(len(blocks))
+	mean := func(f func(s *vllmapi.ServerStats) float64) float64 {
+		sum := 0.0
+		for _, b := range blocks {
+			sum += f(&b.Server)
+		}
+		return sum / n
+	}
+	for _, b := range blocks[1:] {
+		s := b.Server
+		j.MetricsAvailable = j.MetricsAvailable && s.MetricsAvailable
+		j.PrefixCacheReset = j.PrefixCacheReset && s.PrefixCacheReset
+		j.PrefixQueryTokens += s.PrefixQueryTokens
+		j.PrefixHitTokens += s.PrefixHitTokens
+		j.Preemptions += s.Preemptions
+		j.MaxWaiting, j.KVCacheUsageMax, j.MaxRunning = max(j.MaxWaiting, s.MaxWaiting), max(j.KVCacheUsageMax, s.KVCacheUsageMax), max(j.MaxRunning, s.MaxRunning)
+		j.WaitingSlopePerS, j.WaitingRise = max(j.WaitingSlopePerS, s.WaitingSlopePerS), max(j.WaitingRise, s.WaitingRise)
+		j.WaitingAtEnd, j.InSystemGrowth = max(j.WaitingAtEnd, s.WaitingAtEnd), max(j.InSystemGrowth, s.InSystemGrowth)
+		j.QueueTimeBlocks = addQueueBlocks(j.QueueTimeBlocks, s.QueueTimeBlocks)
+		j.QueueTime = worseQueueTime(j.QueueTime, s.QueueTime)
+	}
+	j.KVCacheUsageMean = mean(func(s *vllmapi.ServerStats) float64 { return s.KVCacheUsageMean })
+	j.MeanInSystem = mean(func(s *vllmapi.ServerStats) float64 { return s.MeanInSystem })
+	j.QueuedShare = mean(func(s *vllmapi.ServerStats) float64 { return s.QueuedShare })
+	j.RunningAtMaxShare = mean(func(s *vllmapi.ServerStats) float64 { return s.RunningAtMaxShare })
+	j.PrefixCacheHitRate = nil
+	if j.PrefixQueryTokens > 0 {
+		r := j.PrefixHitTokens / j.PrefixQueryTokens
+		j.PrefixCacheHitRate = &r
+	}
+	// The blocks' positions stretched over the merged window, so that a
+	// slope fitted over them times the merged window is a block's rise.
+	for i := range j.QueueTimeBlocks {
+		j.QueueTimeBlocks[i].AtS *= n
+	}
+	return j
+}
+
+// addQueueBlocks adds b's queue-time blocks into a's, position by
+// position: requests add, the mean wait and the position are weighted by
+// requests.
+func addQueueBlocks(a, b []vllmapi.QueueBlock) []vllmapi.QueueBlock {
+	for len(a) < len(b) {
+		a = append(a, vllmapi.QueueBlock{AtS: b[len(a)].AtS})
+	}
+	for i, q := range b {
+		t := &a[i]
+		if n := t.Requests + q.Requests; n > 0 {
+			t.MeanMs = (t.MeanMs*t.Requests + q.MeanMs*q.Requests) / n
+			t.AtS = (t.AtS*t.Requests + q.AtS*q.Requests) / n
+			t.Requests = n
+		}
+	}
+	return a
+}
+
+// worseQueueTime is the block's queue time with the larger p95, the
+// counts added (a p95 of the blocks together is not in their summaries).
+func worseQueueTime(a, b *vllmapi.QueueTime) *vllmapi.QueueTime {
+	if a == nil || b == nil {
+		return cmp.Or(a, b)
+	}
+	w := *a
+	if b.P95S > a.P95S {
+		w = *b
+	}
+	w.Count, w.MaxS, w.Over = a.Count+b.Count, max(a.MaxS, b.MaxS), a.Over || b.Over
+	return &w
+}
