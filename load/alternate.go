@@ -26,8 +26,8 @@ func (p *Plan) versusBlock() time.Duration {
 func (p *Plan) checkAlternate() error {
 	b := p.versusBlock()
 	switch {
-	case b < 5*time.Second || b%time.Second != 0:
-		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds, at least 5s"}
+	case b < time.Second || b%time.Second != 0:
+		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds"}
 	case p.Duration%b != 0 || p.Duration < 2*b:
 		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in blocks of %v: want a multiple of it, at least two blocks (each side gets one in each order)", b)}
 	case p.Warmup <= 0:

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -138,6 +140,32 @@ func TestAlternateCancelsTheDrift(t *testing.T) {
 			assert.Equal(t, c.want, st.Verdict, "×%g", c.scale)
 			assert.Equal(t, c.want == report.VerdictFail, len(verdict.Regressions(st.Versus)) > 0, "×%g", c.scale)
 			assert.Equal(t, report.VerdictPass, rep.Versus.Steps[0].Verdict, "the base side on its own SLOs")
+		}
+	})
+}
+
+// An alternating step short of samples names a length of whole blocks,
+// and the step run for that length has its samples.
+func TestAShortAlternatingStepsFixIsWholeBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := gatePlan(t, vllmsim.Config{})
+		p.Rates, p.Duration, p.Warmup, p.VersusBlock = []float64{2}, 14*time.Second, 2*time.Second, 7*time.Second
+		p.Versus, p.VersusMode = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"}), VersusAlternate
+		rep, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		st := rep.Steps[0]
+		i := slices.IndexFunc(st.Hazards, func(h report.Hazard) bool { return h.Kind == verdict.HazardTooFewSamples })
+		require.GreaterOrEqual(t, i, 0, "%+v", st.Hazards)
+		m := regexp.MustCompile(`at least (\d+) s`).FindStringSubmatch(st.Hazards[i].Fix)
+		require.Len(t, m, 2, st.Hazards[i].Fix)
+		secs, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		assert.Zero(t, secs%7, "%d s: whole blocks of 7 s", secs)
+		p.Duration = time.Duration(secs) * time.Second
+		rep, err = Measure(context.Background(), p)
+		require.NoError(t, err)
+		for _, h := range rep.Steps[0].Hazards {
+			assert.NotEqual(t, verdict.HazardTooFewSamples, h.Kind, h.Message)
 		}
 	})
 }

@@ -245,6 +245,6 @@ var optionNames = map[string]string{
 	"ThinkTimeScale": "WithThinkTimeScale", "MaxThink": "WithMaxThink", "StarvedRetries": "WithStarvedRetries",
 	"BaselineTolerance": "WithBaseline's tolerance", "ResetRunningRequests": "WithResetRunningRequests",
 	"ResetPrefixCache": "WithResetPrefixCache(false)", "MinDuration": "WithMinDuration", "UntilDecided": "WithUntilDecided",
-	"Versus": "WithVersus", "VersusMode": "WithVersusMode", "VersusTolerance": "WithVersusTolerance", "Baseline": "WithBaseline",
+	"Versus": "WithVersus", "VersusMode": "WithVersusMode", "VersusTolerance": "WithVersusTolerance", "VersusBlock": "WithVersusBlock", "Baseline": "WithBaseline",
 	"Overload": "WithOverload",
 }

@@ -3,6 +3,7 @@ package slotest
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/vllmsim"
@@ -29,11 +30,18 @@ func WithVersus(base string) Option { return func(c *config) { c.versus = base }
 func WithVersusSim(cfg vllmsim.Config) Option { return func(c *config) { c.versusSim = cfg } }
 
 // WithVersusMode chooses how the two servers share the load:
-// load.VersusTogether (the default) sends the whole schedule to both.
+// load.VersusTogether (the default) sends the whole schedule to both at
+// once (two GPUs, or two small servers on one); load.VersusAlternate
+// moves it between them in blocks, ABBA, leaving each block's first
+// warm-up out of both (two servers that cannot both be loaded at once).
 func WithVersusMode(mode string) Option { return func(c *config) { c.VersusMode = mode } }
 
+// WithVersusBlock sets an alternating run's measured block (default
+// load.DefaultVersusBlock): whole seconds that divide the duration.
+func WithVersusBlock(block time.Duration) Option { return func(c *config) { c.VersusBlock = block } }
+
 // WithVersusTolerance sets the slowdown allowed against the base server, a
-// fraction (default 0.1).
+// fraction (default load.DefaultVersusTolerance, 5%).
 func WithVersusTolerance(tolerance float64) Option {
 	return func(c *config) { c.VersusTolerance = tolerance }
 }

@@ -40,3 +40,31 @@ func TestRunSideBySideWithABaseServer(t *testing.T) {
 	}
 	assert.Equal(t, report.VerdictPass, st.Verdict)
 }
+
+// Alternating: the load moves between the two servers in blocks
+// (WithVersusMode, WithVersusBlock), and each side's step is its blocks.
+func TestRunAlternatingWithABaseServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-time step of seconds: the README's pass runs it")
+	}
+	fast := engine.StepProfile{Name: "fixed-4ms", Fixed: 4 * time.Millisecond}
+	rep := Run(t, WithSim(vllmsim.Config{Profile: fast}), WithVersus("sim"),
+		WithVersusSim(vllmsim.Config{Profile: fast, StepTimeScale: 3}), WithVersusMode(load.VersusAlternate), WithVersusBlock(time.Second),
+		WithFixture("fixed:64:16"), WithRates(20), WithArrival("constant"), WithDuration(2*time.Second), WithWarmup(500*time.Millisecond),
+		WithSLO("ttft.p50<=5s", "itl.p50<=5s"), WithThresholds(func(th *verdict.Thresholds) {
+			th.Off = []string{verdict.HazardClientSaturation, verdict.HazardTooFewSamples}
+		}),
+		WithReportDir(t.TempDir()))
+	require.NotNil(t, rep.Versus)
+	assert.Equal(t, report.VersusAlternate, rep.Versus.Mode)
+	assert.Equal(t, 1.0, rep.Versus.BlockS)
+	st := rep.Steps[0]
+	assert.Len(t, st.Blocks, 2)
+	assert.Len(t, rep.Versus.Steps[0].Blocks, 2)
+	assert.Equal(t, 2.0, st.DurationS)
+	require.Len(t, st.Versus, 2)
+	for _, c := range st.Versus {
+		t.Logf("%s.p%g ×%.2f %v", c.Metric, c.Percentile, c.Ratio, c.RatioCI95)
+		assert.Less(t, c.Ratio, 0.7, "%s: the base's steps take three times as long", c.Metric)
+	}
+}

@@ -23,6 +23,8 @@ var (
 	jitterFlag = flag.Float64("jitter", 0, "each simulator's own noise: every step up to this share slower, drawn from a seed of its own")
 	opposite   = flag.Bool("opposite", false, "with a sine -drift: record each baseline with its window centred where the drift is at its fastest, and run the comparisons centred half a period later, at its slowest")
 	versusFlag = flag.Bool("versus", false, "run each comparison side by side with an unchanged simulator (load.Plan.Versus) instead of against a recorded baseline")
+	versusMode = flag.String("versus-mode", load.VersusTogether, "with -versus: together or alternate (load.Plan.VersusMode)")
+	blockFlag  = flag.Duration("versus-block", 0, "with -versus-mode alternate: each block's measured length (0: load.DefaultVersusBlock)")
 )
 
 // driftSpec reads the drift flags into g.
@@ -37,7 +39,7 @@ func driftSpec(g *gateSpec) error {
 	if *jitterFlag < 0 || *jitterFlag > 1 {
 		return fmt.Errorf("-jitter %g: want a share in [0, 1]", *jitterFlag)
 	}
-	g.jitter, g.opposite, g.versus = *jitterFlag, *opposite, *versusFlag
+	g.jitter, g.opposite, g.versus, g.versusMode, g.versusBlock = *jitterFlag, *opposite, *versusFlag, *versusMode, *blockFlag
 	if g.opposite && g.drift.Kind != vllmsim.DriftSine {
 		return fmt.Errorf("-opposite needs a sine -drift")
 	}
@@ -103,6 +105,7 @@ func (g gateSpec) runVersus(ctx context.Context, factor float64, seed int64) (*r
 		return nil, err
 	}
 	cfg.Versus, cfg.VersusTolerance = g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b"}), g.tolerance
+	cfg.VersusMode, cfg.VersusBlock = g.versusMode, g.versusBlock
 	cfg.UntilDecided = false // a side-by-side step runs its whole window
 	rep, err := load.Measure(ctx, cfg)
 	if err == nil && len(rep.Steps) != 1 {

@@ -226,7 +226,7 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 			alarmRate, rate(t.invalid, t.runs), byMetric, mean, t.measured(g.d.Seconds()), kinds(t.hazards))
 	}
 	if g.versus {
-		fmt.Fprintf(tw, "\n%d trials, each side by side with an unchanged simulator (no baseline recorded)\n", trials)
+		fmt.Fprintf(tw, "\n%d trials, each side by side (%s) with an unchanged simulator (no baseline recorded)\n", trials, g.versusMode)
 	} else {
 		fmt.Fprintf(tw, "\n%d trials; %d baseline recordings refused (invalid): those trials' comparisons were not run\n", trials, rows[0].invalid)
 	}
@@ -343,10 +343,12 @@ type gateSpec struct {
 	virtual bool
 	// drift, jitter, phase and versus: the power mode under drift
 	// (drift.go).
-	drift    vllmsim.Drift
-	jitter   float64
-	opposite bool
-	versus   bool
+	drift       vllmsim.Drift
+	jitter      float64
+	opposite    bool
+	versus      bool
+	versusMode  string
+	versusBlock time.Duration
 }
 
 // target is the simulator configured by cfg, in virtual time when g is.

@@ -177,7 +177,7 @@ var planFlags = map[string]string{
 	"CancelRate": "--cancel-rate", "CancelAfter": "--cancel-after", "RequestsOut": "--requests-out",
 	"ThinkTimeScale": "--think-time-scale", "MaxThink": "--max-think", "StarvedRetries": "--starved-retries",
 	"FitMargin": "--fit-margin", "MinDuration": "--min-duration", "UntilDecided": "--until-decided", "BaselineTolerance": "--baseline-tolerance",
-	"Versus": "--versus", "VersusMode": "--versus-mode", "VersusTolerance": "--versus-tolerance", "Baseline": "--baseline", "Overload": "--overload",
+	"Versus": "--versus", "VersusMode": "--versus-mode", "VersusTolerance": "--versus-tolerance", "VersusBlock": "--versus-block", "Baseline": "--baseline", "Overload": "--overload",
 	"ResetRunningRequests": "--reset-running-requests", "ResetPrefixCache": "--reset-prefix-cache=false",
 }
 

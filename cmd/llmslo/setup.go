@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -129,6 +130,11 @@ func stepSamples(c load.Plan) (s verdict.ShortStep, rate float64, need time.Dura
 	secs := c.Duration.Seconds() * (1 - c.CancelRate)
 	s, short = verdict.PlannedShortStep(c.SLOs, c.Thresholds, rate, secs, c.Fixture.Info().OutputTokens.Mean)
 	need = time.Duration(math.Ceil(s.NeedSecs/(1-c.CancelRate)*1.2/5)*5) * time.Second
+	if c.Versus != nil && c.VersusMode == load.VersusAlternate {
+		// An alternating window is whole blocks.
+		b := cmp.Or(c.VersusBlock, load.DefaultVersusBlock)
+		need = (need + b - 1) / b * b
+	}
 	return s, rate, need, short
 }
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
 )
 
 // countingServer answers GET /v1/models as vLLM does and counts every
@@ -94,7 +96,10 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"tune too short for p95", append([]string{"tune"}, short...), []string{"--duration 20s", "2 req/s", "ttft.p95", "needs 200"}},
 		{"versus-sim-args without versus", []string{"run", "--rates", "2", "--versus-sim-args", "--max-num-seqs 8"}, []string{"--versus-sim-args", "needs --versus"}},
 		{"versus-sim-args with a URL base", []string{"run", "--rates", "2", "--versus", "http://127.0.0.1:1", "--versus-sim-args", "--max-num-seqs 8"}, []string{"--versus-sim-args", "--versus sim"}},
-		{"versus in a mode not built", []string{"run", "--rates", "2", "--versus", "sim", "--versus-mode", "alternate"}, []string{"--versus-mode", "alternate"}},
+		{"versus in a mode unknown", []string{"run", "--rates", "2", "--versus", "sim", "--versus-mode", "interleave"}, []string{"--versus-mode", "interleave", "together or alternate"}},
+		{"versus block without alternating", []string{"run", "--rates", "2", "--versus", "sim", "--versus-block", "5s"}, []string{"--versus-block", "alternate"}},
+		{"versus block not dividing the window", []string{"run", "--rates", "2", "--duration", "30s", "--versus", "sim", "--versus-mode", "alternate", "--versus-block", "7s"}, []string{"--duration", "multiple of it"}},
+		{"versus block without versus", []string{"run", "--rates", "2", "--versus-block", "5s"}, []string{"--versus-block", "needs --versus"}},
 		{"versus until decided", []string{"run", "--rates", "2", "--versus", "sim", "--until-decided"}, []string{"--versus", "--until-decided"}},
 		{"versus with overload", []string{"run", "--rates", "2", "--versus", "sim", "--overload"}, []string{"--versus", "--overload"}},
 		{"versus vllm of another target", []string{"run", "--rates", "2", "--versus", "vllm"}, []string{"--versus vllm", "--target vllm"}},
@@ -288,4 +293,28 @@ func TestAServerVariantTypoIsRefusedBeforeAnySweep(t *testing.T) {
 	assert.Less(t, time.Since(start), 2*time.Second)
 	assert.Contains(t, stderr, `server variant "--max-num-seqs abc"`)
 	assert.NotContains(t, stdout, "rate=20", "no step ran")
+}
+
+// Alternating side by side, the --duration the note names is whole blocks,
+// and applied it is taken and leaves no note.
+func TestAShortAlternatingStepNamesWholeBlocks(t *testing.T) {
+	fs := flagSetFor(t)
+	var f runFlags
+	f.register(fs)
+	require.NoError(t, fs.Parse([]string{"--fixture", "azure-conv-2023", "--rates", "2", "--duration", "30s"}))
+	plan, err := f.plan(io.Discard)
+	require.NoError(t, err)
+	plan.Versus, plan.VersusMode, plan.VersusBlock = plan.Target, load.VersusAlternate, 15*time.Second
+	var stderr strings.Builder
+	warnShortSteps(plan, &stderr)
+	m := regexp.MustCompile(`--duration (\S+) would give them`).FindStringSubmatch(stderr.String())
+	require.Len(t, m, 2, stderr.String())
+	need, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	assert.Zero(t, need%(15*time.Second), "%v: whole blocks of 15s", need)
+	plan.Duration = need
+	stderr.Reset()
+	warnShortSteps(plan, &stderr)
+	assert.Empty(t, stderr.String())
+	assert.NoError(t, plan.Validate(), "the duration named is one an alternating run takes")
 }

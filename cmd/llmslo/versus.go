@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/llmslo/llmslo/internal/targets"
 	"github.com/llmslo/llmslo/load"
@@ -15,13 +16,15 @@ import (
 type versusFlags struct {
 	target, simArgs, image, mode string
 	tolerance                    float64
+	block                        time.Duration
 }
 
 func (v *versusFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&v.target, "versus", "", "run each step side by side with this base server, the same requests at the same moments: sim, vllm (with --target vllm) or a URL; a gated percentile slower than the base's by more than --versus-tolerance fails")
 	fs.StringVar(&v.simArgs, "versus-sim-args", "", "vLLM serve flags for --versus sim")
 	fs.StringVar(&v.image, "versus-image", "", "the image of --versus vllm (the other vllm flags are --target vllm's)")
-	fs.StringVar(&v.mode, "versus-mode", load.VersusTogether, "how the two servers share the load: together (both get the whole schedule at once)")
+	fs.StringVar(&v.mode, "versus-mode", load.VersusTogether, "how the two servers share the load: together (both get the whole schedule at once) or alternate (the load moves between them in blocks, ABBA, each block's first --warmup left out of both)")
+	fs.DurationVar(&v.block, "versus-block", 0, "with --versus-mode alternate, each block's measured length: whole seconds that divide --duration (default 10s)")
 	fs.Float64Var(&v.tolerance, "versus-tolerance", load.DefaultVersusTolerance, "slowdown allowed against the base side, as a fraction")
 }
 
@@ -29,7 +32,7 @@ func (v *versusFlags) register(fs *flag.FlagSet) {
 // set; f holds the run's own flags.
 func (v *versusFlags) config(c *load.Plan, f *runFlags, set map[string]bool, notes io.Writer) error {
 	if v.target == "" {
-		for _, name := range []string{"versus-sim-args", "versus-image", "versus-mode", "versus-tolerance"} {
+		for _, name := range []string{"versus-sim-args", "versus-image", "versus-mode", "versus-block", "versus-tolerance"} {
 			if set[name] {
 				return fmt.Errorf("--%s needs --versus, the base server", name)
 			}
@@ -62,6 +65,6 @@ func (v *versusFlags) config(c *load.Plan, f *runFlags, set map[string]bool, not
 	if err != nil {
 		return fmt.Errorf("--versus: %w", err)
 	}
-	c.Versus, c.VersusMode, c.VersusTolerance = t, v.mode, v.tolerance
+	c.Versus, c.VersusMode, c.VersusTolerance, c.VersusBlock = t, v.mode, v.tolerance, v.block
 	return nil
 }

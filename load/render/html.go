@@ -216,6 +216,7 @@ func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
 
 var htmlFuncs = template.FuncMap{
 	"pct100": func(f float64) float64 { return 100 * f },
+	"versusHow": VersusHow,
 	// ms shows a latency percentile, or a dash when it had no samples.
 	"ms": func(v float64, n int64) string {
 		if n == 0 {
@@ -285,7 +286,7 @@ section.step{break-inside:avoid-page}
 {{if .Report.Partial}}<p class="partial-note">Partial run: {{with .Report.Reason}}{{.}}{{else}}cut short{{end}}. The steps below are what was measured before it stopped.</p>{{end}}
 <dl>
 <dt>target</dt><dd>{{.Report.Target.Kind}} {{.Report.Target.URL}}</dd>
-{{with .Report.Versus}}<dt>side by side with</dt><dd>{{.Target.Kind}} {{.Target.URL}} ({{.Mode}}: the same requests at the same moments; a ratio beyond +{{printf "%.0f%%" (pct100 .Tolerance)}} fails; the base's verdict {{.Verdict}})</dd>{{end}}
+{{with .Report.Versus}}<dt>side by side with</dt><dd>{{.Target.Kind}} {{.Target.URL}} ({{.Mode}}: {{versusHow .}}; a ratio beyond +{{printf "%.0f%%" (pct100 .Tolerance)}} fails; the base's verdict {{.Verdict}})</dd>{{end}}
 <dt>model</dt><dd>{{.Report.Target.Model}}</dd>
 {{with .Fixture}}<dt>fixture</dt><dd>{{.Name}}</dd><dt>fixture requests</dt><dd>{{.Requests}}</dd>{{if .InputTokens.Count}}<dt>input tokens</dt><dd>{{tokens .InputTokens}}</dd><dt>output tokens</dt><dd>{{tokens .OutputTokens}}</dd>{{end}}{{with .ExpectedPrefixHitRate}}<dt>expected prefix hit rate</dt><dd>{{pct .}}</dd>{{end}}{{end}}
 <dt>seed</dt><dd>{{.Report.Seed}}</dd>
@@ -340,7 +341,7 @@ section.step{break-inside:avoid-page}
 <thead><tr><th>percentile</th><th>observed</th><th>95% interval</th><th>baseline</th><th>allowed</th><th class="result">result</th></tr></thead>
 <tbody>{{range .Baseline}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{with .CI95Ms}}{{printf "[%.1f, %.1f] ms" (index . 0) (index . 1)}}{{else}}n/a{{end}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
-{{if .Versus}}<h3>Against the base side (side by side: the same requests at the same moments)</h3><div class="wide"><table>
+{{if .Versus}}<h3>Against the base side (side by side: {{versusHow $.Report.Versus}})</h3><div class="wide"><table>
 <thead><tr><th>percentile</th><th>this server</th><th>the base</th><th>ratio [95% interval]</th><th>allowed</th><th class="result">result</th></tr></thead>
 <tbody>{{range .Versus}}<tr><td>{{.Metric}}.p{{.Percentile}}</td><td>{{printf "%.1f ms" .ObservedMs}}</td><td>{{printf "%.1f ms" .BaselineMs}}</td><td>{{printf "×%.2f" .Ratio}}{{with .RatioCI95}}{{printf " [%.2f, %.2f]" (index . 0) (index . 1)}}{{end}}</td><td>{{printf "+%.0f%%" (pct100 .Tolerance)}}</td><td class="result {{if .Regressed}}fail{{else}}pass{{end}}">{{if .Regressed}}REGRESSED{{else}}ok{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}

@@ -57,8 +57,8 @@ func Markdown(title string, r *report.Report) string {
 		}
 	}
 	if v := r.Versus; v != nil {
-		fmt.Fprintf(&b, "\nSide by side (%s) with the base %s: the same requests at the same moments; a ratio this ÷ base beyond ×%.2f fails.\n",
-			v.Mode, targetWords(v.Target), 1+v.Tolerance)
+		fmt.Fprintf(&b, "\nSide by side (%s) with the base %s: %s; a ratio this ÷ base beyond ×%.2f fails.\n",
+			v.Mode, targetWords(v.Target), VersusHow(v), 1+v.Tolerance)
 		for i := range r.Steps {
 			if cs := r.Steps[i].Versus; len(cs) > 0 {
 				fmt.Fprintf(&b, "\n- **%s** against the base: %s.", r.Steps[i].Name, VersusLine(cs))

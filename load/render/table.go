@@ -40,8 +40,8 @@ func WriteSummary(w io.Writer, r *report.Report) {
 	}
 	tw.Flush()
 	if v := r.Versus; v != nil {
-		fmt.Fprintf(w, "side by side (%s) with the base %s: the same requests at the same moments; a ratio this ÷ base beyond ×%.2f fails\n",
-			v.Mode, targetWords(v.Target), 1+v.Tolerance)
+		fmt.Fprintf(w, "side by side (%s) with the base %s: %s; a ratio this ÷ base beyond ×%.2f fails\n",
+			v.Mode, targetWords(v.Target), VersusHow(v), 1+v.Tolerance)
 		for i := range r.Steps {
 			if cs := r.Steps[i].Versus; len(cs) > 0 {
 				fmt.Fprintf(w, "%s: against the base: %s\n", r.Steps[i].Name, VersusLine(cs))
@@ -363,6 +363,15 @@ func VersusLine(cs []report.BaselineCheck) string {
 
 // targetWords names a target for a line: its kind, and its URL when it has
 // one that says more.
+// VersusHow says how a side-by-side run shared its load between the two
+// servers.
+func VersusHow(v *report.Versus) string {
+	if v.Mode == report.VersusAlternate {
+		return fmt.Sprintf("the same requests in blocks of %gs, in ABBA order, each after %gs left out of both", v.BlockS, v.TransientS)
+	}
+	return "the same requests at the same moments"
+}
+
 func targetWords(t report.TargetInfo) string {
 	if t.URL == "" || t.Kind == "sim" {
 		return t.Kind

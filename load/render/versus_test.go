@@ -45,3 +45,24 @@ func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 	assert.Contains(t, b.String(), "the base server&#39;s mean TTFT", "both sides on one timeline")
 	assert.Contains(t, b.String(), "×1.38 [1.21, 1.52]")
 }
+
+// An alternating run says how it shared the load: blocks, their order and
+// the transient left out, in the terminal, the CI summary and the HTML.
+func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
+	own := report.StepReport{Name: "rate=6", RateTarget: 6, Verdict: report.VerdictPass, Errors: map[string]int{},
+		Versus: []report.BaselineCheck{{Metric: "ttft", Percentile: 90, ObservedMs: 250, BaselineMs: 240, Ratio: 1.04,
+			RatioCI95: &[2]float64{0.98, 1.09}, Paired: true, Tolerance: 0.05}}}
+	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{own},
+		Versus: &report.Versus{Mode: report.VersusAlternate, Target: report.TargetInfo{Kind: "sim"}, BlockS: 10, TransientS: 5,
+			Tolerance: 0.05, Steps: []report.StepReport{own}, Verdict: report.VerdictPass}}
+	const how = "the same requests in blocks of 10s, in ABBA order, each after 5s left out of both"
+	var b bytes.Buffer
+	WriteSummary(&b, r)
+	assert.Contains(t, b.String(), "side by side (alternate) with the base sim: "+how)
+	assert.Contains(t, Markdown("gate", r), "Side by side (alternate) with the base sim: "+how)
+	b.Reset()
+	require.NoError(t, WriteHTML(&b, r))
+	assert.Contains(t, b.String(), "(alternate: "+how)
+	assert.Contains(t, b.String(), "Against the base side (side by side: "+how)
+	assert.NotContains(t, b.String(), "at the same moments")
+}

@@ -56,6 +56,11 @@ func tooFewSamples(s *report.StepReport, ev stepEvidence, th Thresholds) finding
 		// 20% over the estimate, rounded up to 5 s: a Poisson step and a
 		// few failures should not leave the next run short again.
 		secs := math.Ceil(needS*1.2/5) * 5
+		if len(s.Blocks) > 0 && s.Blocks[0].WindowS > 0 {
+			// An alternating step's window is whole blocks (VersusAlternate).
+			b := s.Blocks[0].WindowS
+			secs = math.Ceil(secs/b) * b
+		}
 		fix = fmt.Sprintf("run the step for at least %.0f s", secs)
 		if s.RateTarget > 0 {
 			fix += fmt.Sprintf(" at %g %s", s.RateTarget, s.RateUnit())
