@@ -203,7 +203,7 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 		{"a mode without a base", func(p *Plan) { p.Versus, p.VersusMode = nil, VersusTogether }, "VersusMode"},
 		{"a mode unknown", func(p *Plan) { p.VersusMode = "interleave" }, "VersusMode"},
 		{"a block without alternating", func(p *Plan) { p.VersusBlock = 5 * time.Second }, "VersusBlock"},
-		{"a block of a fraction of a second", func(p *Plan) { p.VersusMode, p.VersusBlock = VersusAlternate, 7500 * time.Millisecond }, "VersusBlock"},
+		{"a block of a fraction of a second", func(p *Plan) { p.VersusMode, p.VersusBlock = VersusAlternate, 7500*time.Millisecond }, "VersusBlock"},
 		{"a window not cut in whole blocks", func(p *Plan) { p.VersusMode, p.VersusBlock = VersusAlternate, 7*time.Second }, "Duration"},
 		{"one block a side", func(p *Plan) { p.VersusMode, p.Duration = VersusAlternate, 10*time.Second }, "Duration"},
 		{"no transient to leave out", func(p *Plan) { p.VersusMode, p.Warmup = VersusAlternate, 0 }, "Warmup"},

@@ -215,7 +215,7 @@ func numText(f float64) string {
 func pctText(f float64) string { return fmt.Sprintf("%.2f%%", 100*f) }
 
 var htmlFuncs = template.FuncMap{
-	"pct100": func(f float64) float64 { return 100 * f },
+	"pct100":    func(f float64) float64 { return 100 * f },
 	"versusHow": VersusHow,
 	// ms shows a latency percentile, or a dash when it had no samples.
 	"ms": func(v float64, n int64) string {
