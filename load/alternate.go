@@ -51,14 +51,17 @@ func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.
 		if err != nil {
 			return nil, err
 		}
-		p.Duration = m.plan.versusBlock()
+		p.Duration, p.Progress = m.plan.versusBlock(), m.plan.Progress // the base's blocks shown too
 		plans[i] = p
 	}
+	n := int(m.plan.Duration / m.plan.versusBlock())
+	sideName := [2]string{"this side", "the base"}
 	var blocks [2][]*report.StepReport
 	var errs [2]error
 	first := m.next
-	for turn, side := range arrival.ABBA(int(m.plan.Duration / m.plan.versusBlock())) {
+	for turn, side := range arrival.ABBA(n) {
 		s, p := sides[side], plans[side]
+		p.progressName = fmt.Sprintf("%s block %d of %d, %s", stepName(p.Arrival, rate), turn/2+1, n, sideName[side])
 		if turn%2 == 0 {
 			first = s.next // both sides' block turn/2 starts at one index
 		}

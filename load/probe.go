@@ -1,15 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/load/client"
@@ -64,10 +58,10 @@ func probeFeatures(ctx context.Context, ep *Endpoint, hc *http.Client, api workl
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	f := &serverFeatures{Tokenize: hasTokenize(ctx, ep, hc)}
+	f := &serverFeatures{Tokenize: client.HasTokenize(ctx, hc, ep.URL, ep.Model)}
 	if api == workload.APICompletions {
 		ids := []int{workload.DefaultVocabMin, workload.DefaultVocabMin + 1, workload.DefaultVocabMin + 2}
-		status, msg, _, err := probeRequest(ctx, ep, hc, api, ids, 1)
+		status, msg, _, err := client.Probe(ctx, hc, ep.URL, ep.Model, ep.APIKey, api, ids, 1)
 		if err == nil && status/100 == 4 {
 			f.TextPrompts, f.rejected = true, msg
 		}
@@ -94,7 +88,7 @@ func (f *serverFeatures) probeEOS(ctx context.Context, ep *Endpoint, hc *http.Cl
 	if api == workload.APIChat || f.TextPrompts {
 		prompt = "Write one short sentence, then stop."
 	}
-	status, _, usage, err := probeRequest(ctx, ep, hc, api, prompt, eosProbeTokens)
+	status, _, usage, err := client.Probe(ctx, hc, ep.URL, ep.Model, ep.APIKey, api, prompt, eosProbeTokens)
 	if err != nil || status/100 != 2 || usage.CompletionTokens <= 0 {
 		return
 	}
@@ -112,29 +106,6 @@ func (f *serverFeatures) checkLengths(advisory bool) error {
 		"if it cannot be made to honour them, declare it with --lengths-advisory (slotest.WithLengthsAdvisory, load.Plan.LengthsAdvisory) to judge the outputs it gives", eosProbeTokens, f.eosGot)
 }
 
-// hasTokenize reports whether the server answers vLLM's POST /tokenize
-// with a count, for a plain prompt (a base model without a chat template
-// has no count for messages).
-func hasTokenize(ctx context.Context, ep *Endpoint, hc *http.Client) bool {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	b, _ := json.Marshal(map[string]any{"model": ep.Model, "prompt": "probe"})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL+"/tokenize", bytes.NewReader(b))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Count *int `json:"count"`
-	}
-	return resp.StatusCode/100 == 2 && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out) == nil && out.Count != nil
-}
-
 // size fits the text model from the prompt tokens the server reports for
 // probe texts of a few sizes.
 func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API) error {
@@ -145,14 +116,14 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 	tokens := make([]int, len(probeWordCounts))
 	for k, n := range probeWordCounts {
 		text := workload.TextSynth{Salt: uint64(k + 1)}.Words(-1, workload.Shape{}, n)
-		status, msg, u, err := probeRequest(ctx, ep, hc, api, text, 1)
+		status, msg, u, err := client.Probe(ctx, hc, ep.URL, ep.Model, ep.APIKey, api, text, 1)
 		usage := u.PromptTokens
 		switch {
 		case err == nil && status/100 == 4 && f.TextPrompts:
 			return fmt.Errorf("the server rejects both token-id and text prompts on POST %s (status %d: %s; token ids: %s): check the model name, or use the chat API (--api chat, slotest.WithAPI)",
 				path, status, msg, f.rejected)
 		case err != nil:
-			f.unsized = fmt.Sprintf("probe POST %s: %v", path, withoutURL(err))
+			f.unsized = fmt.Sprintf("probe POST %s: %v", path, client.WithoutURL(err))
 		case status/100 != 2:
 			f.unsized = fmt.Sprintf("probe POST %s: status %d: %s", path, status, msg)
 		case usage <= 0:
@@ -170,73 +141,6 @@ func (f *serverFeatures) size(ctx context.Context, ep *Endpoint, hc *http.Client
 	}
 	f.Sized, f.Text = true, m
 	return nil
-}
-
-// probeUsage is what a probe's response reported of its lengths.
-type probeUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-}
-
-// probeRequest sends one unstreamed request for out output tokens with
-// prompt (token ids or text) and returns the status, the server's message
-// when it failed, and its usage when it did not. Asked for more than one
-// token, it sets the length fields the load sends (min_tokens, ignore_eos).
-func probeRequest(ctx context.Context, ep *Endpoint, hc *http.Client, api workload.API, prompt any, out int) (status int, msg string, usage probeUsage, err error) {
-	body := map[string]any{"model": ep.Model, "max_tokens": out, "stream": false}
-	if out > 1 {
-		body["min_tokens"], body["ignore_eos"] = out, true
-	}
-	path := "/v1/completions"
-	if api == workload.APIChat {
-		path = "/v1/chat/completions"
-		body["messages"] = []map[string]any{{"role": "user", "content": prompt}}
-		if out > 1 {
-			body["max_completion_tokens"] = out
-		}
-	} else {
-		body["prompt"] = prompt
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return 0, "", usage, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL+path, bytes.NewReader(b))
-	if err != nil {
-		return 0, "", usage, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, "", usage, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return 0, "", usage, err
-	}
-	if resp.StatusCode/100 != 2 {
-		msg := client.ServerMessage(data)
-		if ep.APIKey != "" { // a server that echoes the request must not put the key in a report
-			msg = strings.ReplaceAll(msg, ep.APIKey, "[redacted]")
-		}
-		return resp.StatusCode, msg, usage, nil
-	}
-	var answer struct {
-		Usage probeUsage `json:"usage"`
-	}
-	_ = json.Unmarshal(data, &answer) // a body without usage leaves zeros, which the caller judges
-	return resp.StatusCode, "", answer.Usage, nil
-}
-
-// withoutURL is a transport error without the URL it names, which may
-// carry credentials in its user information or query: the report keeps it.
-func withoutURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // workloadOptions sets how the workload builds prompts for the server.

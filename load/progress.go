@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/llmslo/llmslo/load/observe"
@@ -50,7 +51,7 @@ func (f *stepFrame) startProgress() func() {
 		return func() {}
 	}
 	return p.Progress.StepStarted(StepProgress{
-		Name: f.name, Index: p.StepIndex, Count: p.StepCount,
+		Name: cmp.Or(p.progressName, f.name), Index: p.StepIndex, Count: p.StepCount,
 		Start: f.start, MeasureFrom: f.measureFrom, Duration: p.Duration,
 		Snapshot: f.rec.Snapshot,
 	})

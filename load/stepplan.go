@@ -64,6 +64,10 @@ type stepPlan struct {
 	// (nil: one with vLLM's extras).
 	Features *serverFeatures
 
+	// progressName names the step to Progress when it is a part of one
+	// (an alternating block); empty: the step's name.
+	progressName string
+
 	// baselinePaired says the plan was checked against its baseline
 	// (Open's checkBaseline): both send the same requests on the same
 	// schedule. A plan built by hand is compared unpaired.
