@@ -169,3 +169,24 @@ func TestAShortAlternatingStepsFixIsWholeBlocks(t *testing.T) {
 		}
 	})
 }
+
+// Past its knee, an alternating step still fails as over capacity: each
+// block starts from an idle server, and the queue's rise within the blocks
+// is what the check sees. At 1.5 times its capacity, every time.
+func TestAlternatingPastTheKneeFailsAsOverCapacity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, rate := range []float64{5, 6.5} {
+			p := kneePlan(t, rate, 40*time.Second)
+			p.UntilDecided, p.VersusMode = false, VersusAlternate
+			p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", MaxNumSeqs: 2})
+			rep, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			st := rep.Steps[0]
+			t.Logf("rate %g: %s, over capacity: %v, ttft p50 %.0f ms", rate, st.Verdict, st.OverCapacity != nil, st.TTFT.P50)
+			if rate == 6.5 {
+				assert.Equal(t, report.VerdictFail, st.Verdict)
+				assert.NotNil(t, st.OverCapacity, "%+v", st.Hazards)
+			}
+		}
+	})
+}

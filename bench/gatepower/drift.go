@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,7 +93,7 @@ func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slot
 		}
 		t, st := rows[k], &reps[k].Steps[0]
 		t.count(st)
-		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v\n", i, t.name, st.Verdict, t.alarm(st, st.Versus))
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v%s\n", i, t.name, st.Verdict, t.alarm(st, st.Versus), why(st))
 	}
 	return nil
 }
@@ -133,4 +134,25 @@ func (g gateSpec) waitPhase(ctx context.Context, phase float64) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// why says, for a trial's line, what made a step fail or invalid besides
+// a regression: an SLO, over capacity, a hazard.
+func why(st *report.StepReport) string {
+	var out []string
+	for _, r := range st.SLO {
+		if !r.Pass {
+			out = append(out, fmt.Sprintf("slo %s.p%g", r.Metric, r.Percentile))
+		}
+	}
+	if st.OverCapacity != nil {
+		out = append(out, st.OverCapacity.Message)
+	}
+	for _, h := range st.Hazards {
+		out = append(out, h.Kind+": "+h.Message)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
 }

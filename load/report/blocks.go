@@ -85,12 +85,13 @@ func MergeBlocks(blocks []*StepReport) (StepReport, error) {
 }
 
 // joinServers joins the blocks' server figures, each scraped over its own
-// window: counters add; maxima are the largest; means and shares are
-// the blocks' mean (their windows are of one length); the queue's figures
-// at a window's end (its slope, rise, growth and length) are the worst
-// block's, since each block starts from an idle server and a queue still
-// rising at any block's end is one the server did not keep up with; the
-// queue-time blocks add position by position, as the trend blocks do.
+// window: counters add, and so does the growth in the system (arrivals
+// less completions over the windows, beside the windows' arrivals); maxima
+// are the largest; means and shares, and the waiting queue's slope, rise
+// and length at a window's end, are the blocks' mean (their windows are
+// of one length: the worst of a few short windows' noisy slopes would
+// call a healthy server over capacity); the queue-time blocks add position
+// by position, as the trend blocks do.
 func joinServers(blocks []*StepReport) vllmapi.ServerStats {
 	j := blocks[0].Server
 	j.QueueTimeBlocks = slices.Clone(j.QueueTimeBlocks)
@@ -110,11 +111,13 @@ func joinServers(blocks []*StepReport) vllmapi.ServerStats {
 		j.PrefixHitTokens += s.PrefixHitTokens
 		j.Preemptions += s.Preemptions
 		j.MaxWaiting, j.KVCacheUsageMax, j.MaxRunning = max(j.MaxWaiting, s.MaxWaiting), max(j.KVCacheUsageMax, s.KVCacheUsageMax), max(j.MaxRunning, s.MaxRunning)
-		j.WaitingSlopePerS, j.WaitingRise = max(j.WaitingSlopePerS, s.WaitingSlopePerS), max(j.WaitingRise, s.WaitingRise)
-		j.WaitingAtEnd, j.InSystemGrowth = max(j.WaitingAtEnd, s.WaitingAtEnd), max(j.InSystemGrowth, s.InSystemGrowth)
+		j.InSystemGrowth += s.InSystemGrowth
 		j.QueueTimeBlocks = addQueueBlocks(j.QueueTimeBlocks, s.QueueTimeBlocks)
 		j.QueueTime = worseQueueTime(j.QueueTime, s.QueueTime)
 	}
+	j.WaitingSlopePerS = mean(func(s *vllmapi.ServerStats) float64 { return s.WaitingSlopePerS })
+	j.WaitingRise = mean(func(s *vllmapi.ServerStats) float64 { return s.WaitingRise })
+	j.WaitingAtEnd = mean(func(s *vllmapi.ServerStats) float64 { return s.WaitingAtEnd })
 	j.KVCacheUsageMean = mean(func(s *vllmapi.ServerStats) float64 { return s.KVCacheUsageMean })
 	j.MeanInSystem = mean(func(s *vllmapi.ServerStats) float64 { return s.MeanInSystem })
 	j.QueuedShare = mean(func(s *vllmapi.ServerStats) float64 { return s.QueuedShare })

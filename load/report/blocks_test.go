@@ -59,7 +59,7 @@ func TestMergeBlocksPutsEachBlockInItsOwnSeconds(t *testing.T) {
 	assert.Equal(t, 40.0, m.Server.PrefixHitTokens)
 	require.NotNil(t, m.Server.PrefixCacheHitRate)
 	assert.InDelta(t, 0.2, *m.Server.PrefixCacheHitRate, 1e-9)
-	assert.Equal(t, 4.0, m.Server.WaitingRise, "the worst block's")
+	assert.Equal(t, 2.0, m.Server.WaitingRise, "the blocks' mean")
 	assert.InDelta(t, 0.2, m.Server.KVCacheUsageMean, 1e-9, "the blocks' mean")
 	assert.Equal(t, int64(12), m.Histograms[MetricTTFT].Count())
 	assert.Nil(t, m.Shards, "blocks are not shards")
