@@ -36,6 +36,7 @@ type config struct {
 	reportDir     string
 	versus        string // the base server's name (WithVersus)
 	versusSim     vllmsim.Config
+	versusArgs    []string // a vllm base's serve flags (WithVersusVLLMArgs)
 	// err is the first option whose text did not parse, for Plan.
 	err error
 }

@@ -3,6 +3,7 @@ package slotest
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/llmslo/llmslo/load"
@@ -13,6 +14,7 @@ import (
 const (
 	EnvVersus          = "SLOTEST_VERSUS"            // the base server: sim, vllm or a URL
 	EnvVersusVLLMImage = "SLOTEST_VERSUS_VLLM_IMAGE" // image of a vllm base (default: the target's)
+	EnvVersusVLLMArgs  = "SLOTEST_VERSUS_VLLM_ARGS"  // a vllm base's serve flags, space-separated (overrides WithVersusVLLMArgs)
 )
 
 // WithVersus runs each step side by side with a base server (a URL, "sim"
@@ -28,6 +30,11 @@ func WithVersus(base string) Option { return func(c *config) { c.versus = base }
 
 // WithVersusSim configures a "sim" base server.
 func WithVersusSim(cfg vllmsim.Config) Option { return func(c *config) { c.versusSim = cfg } }
+
+// WithVersusVLLMArgs sets a "vllm" base server's vLLM serve flags, e.g.
+// the base branch's --max-num-seqs (SLOTEST_VERSUS_VLLM_ARGS overrides
+// them); its image is SLOTEST_VERSUS_VLLM_IMAGE.
+func WithVersusVLLMArgs(args ...string) Option { return func(c *config) { c.versusArgs = args } }
 
 // WithVersusMode chooses how the two servers share the load:
 // load.VersusTogether (the default) sends the whole schedule to both at
@@ -55,6 +62,18 @@ func (c config) versusOf() (load.Target, error) {
 	t, err := c.named(name, c.versusSim, firstNonEmpty(os.Getenv(EnvVersusVLLMImage), os.Getenv(EnvVLLMImage)))
 	if err != nil {
 		return nil, fmt.Errorf("versus: %w", err)
+	}
+	args := c.versusArgs
+	if env := strings.Fields(os.Getenv(EnvVersusVLLMArgs)); len(env) > 0 {
+		args = env
+	}
+	if len(args) > 0 {
+		ct, ok := t.(load.ContainerTarget)
+		if !ok {
+			return nil, fmt.Errorf("versus: vLLM serve flags (%s, WithVersusVLLMArgs) are for a vllm base, not %q", EnvVersusVLLMArgs, name)
+		}
+		ct.Args = append(ct.Args, args...)
+		t = ct
 	}
 	return t, nil
 }

@@ -1,6 +1,8 @@
 package slotest
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -67,4 +69,27 @@ func TestRunAlternatingWithABaseServer(t *testing.T) {
 		t.Logf("%s.p%g ×%.2f %v", c.Metric, c.Percentile, c.Ratio, c.RatioCI95)
 		assert.Less(t, c.Ratio, 0.7, "%s: the base's steps take three times as long", c.Metric)
 	}
+}
+
+// A vllm base server takes serve flags of its own (WithVersusVLLMArgs,
+// SLOTEST_VERSUS_VLLM_ARGS over them); a base that is not vllm refuses
+// them rather than ignore them.
+func TestAVLLMBaseTakesItsOwnServeFlags(t *testing.T) {
+	starter := load.ContainerStarterFunc(func(context.Context, load.ContainerRequest) (load.StartedContainer, error) {
+		return load.StartedContainer{}, errors.New("not started in this test")
+	})
+	c := newConfig(WithVersus("vllm"), WithModel("m"), WithContainerStarter(starter), WithVersusVLLMArgs("--max-num-seqs", "32"))
+	base, err := c.versusOf()
+	require.NoError(t, err)
+	ct, ok := base.(load.ContainerTarget)
+	require.True(t, ok, "%T", base)
+	assert.Equal(t, []string{"--max-num-seqs", "32"}, ct.Args)
+
+	t.Setenv(EnvVersusVLLMArgs, "--max-num-seqs 16 --enable-prefix-caching")
+	base, err = c.versusOf()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--max-num-seqs", "16", "--enable-prefix-caching"}, base.(load.ContainerTarget).Args)
+
+	_, err = newConfig(WithVersus("sim"), WithVersusVLLMArgs("--max-num-seqs", "32")).versusOf()
+	assert.ErrorContains(t, err, "for a vllm base")
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmslo/llmslo/load"
 )
 
 // A setting Plan validation refuses is named by the flag that set it: the
@@ -40,4 +43,21 @@ func TestPlanFlagsAreFlags(t *testing.T) {
 		name, _, _ = strings.Cut(name[2:], "=")
 		assert.NotNil(t, fs.Lookup(name), "%s names --%s, no flag of run's", field, name)
 	}
+}
+
+// A vllm base takes its own image and serve flags, after --target vllm's.
+func TestAVLLMBaseHasItsOwnImageAndFlags(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	var vf versusFlags
+	vf.register(fs)
+	require.NoError(t, fs.Parse([]string{"--target", "vllm", "--model", "m", "--vllm-args", "--max-num-seqs 64",
+		"--versus", "vllm", "--versus-image", "base:1", "--versus-vllm-args", "--max-num-seqs 32 --enable-chunked-prefill"}))
+	var p load.Plan
+	require.NoError(t, vf.config(&p, &f, explicitFlags(fs), nil))
+	ct, ok := p.Versus.(load.ContainerTarget)
+	require.True(t, ok, "%T", p.Versus)
+	assert.Equal(t, "base:1", ct.Image)
+	assert.Equal(t, []string{"--max-num-seqs", "32", "--enable-chunked-prefill"}, ct.Args)
 }

@@ -103,6 +103,7 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"versus until decided", []string{"run", "--rates", "2", "--versus", "sim", "--until-decided"}, []string{"--versus", "--until-decided"}},
 		{"versus with overload", []string{"run", "--rates", "2", "--versus", "sim", "--overload"}, []string{"--versus", "--overload"}},
 		{"versus vllm of another target", []string{"run", "--rates", "2", "--versus", "vllm"}, []string{"--versus vllm", "--target vllm"}},
+		{"versus vllm args with a sim base", []string{"run", "--rates", "2", "--versus", "sim", "--versus-vllm-args", "--max-num-seqs 8"}, []string{"--versus-vllm-args", "--versus vllm"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -317,4 +318,12 @@ func TestAShortAlternatingStepNamesWholeBlocks(t *testing.T) {
 	warnShortSteps(plan, &stderr)
 	assert.Empty(t, stderr.String())
 	assert.NoError(t, plan.Validate(), "the duration named is one an alternating run takes")
+}
+
+// A vllm base's own serve flags are checked before any container starts.
+func TestAVLLMBasesOwnFlagsAreChecked(t *testing.T) {
+	code, _, stderr := runArgs(t, "run", "--rates", "2", "--target", "vllm", "--model", "m", "--versus", "vllm", "--versus-vllm-args", "--model other", "--quiet")
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "--versus-vllm-args")
+	assert.Contains(t, stderr, "--model is set by this package")
 }
