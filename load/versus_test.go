@@ -16,6 +16,7 @@ import (
 
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/internal/plantest"
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
@@ -99,6 +100,16 @@ func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 runs of 25 s in virtual time, about 10 s: the README's pass runs it")
 	}
+	pairedIntervalTrials(t, VersusTogether)
+}
+
+// The same, alternating: block k of both sides paired.
+func TestTheAlternatingPairedIntervalCoversOneAndIsNarrower(t *testing.T) {
+	testkit.Long(t) // 60 runs in virtual time, about 15 s
+	pairedIntervalTrials(t, VersusAlternate)
+}
+
+func pairedIntervalTrials(t *testing.T, mode string) {
 	const trials = 20
 	synctest.Test(t, func(t *testing.T) {
 		drift := vllmsim.Drift{Kind: vllmsim.DriftSine, Amplitude: 0.1, Period: 3 * time.Minute}
@@ -109,7 +120,7 @@ func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
 		for i := range trials {
 			seed := int64(3000 + i)
 			p := gatePlan(t, server(seed))
-			p.Duration, p.Seed = 20*time.Second, seed
+			p.Duration, p.Seed, p.VersusMode = 20*time.Second, seed, mode
 			p.Versus = virtualSimTarget(server(seed + 500))
 			rep, err := Measure(context.Background(), p)
 			require.NoError(t, err)
@@ -143,7 +154,7 @@ func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
 			n += len(cs)
 		}
 		pairedWidth, unpairedWidth = pairedWidth/float64(n), unpairedWidth/float64(n)
-		t.Logf("covered ×1 in %d of %d trials; mean interval width %.3f paired, %.3f unpaired", covered, trials, pairedWidth, unpairedWidth)
+		t.Logf("%s: covered ×1 in %d of %d trials; mean interval width %.3f paired, %.3f unpaired", mode, covered, trials, pairedWidth, unpairedWidth)
 		assert.GreaterOrEqual(t, covered, trials*95/100)
 		assert.Less(t, pairedWidth, unpairedWidth)
 	})
