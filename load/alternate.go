@@ -30,6 +30,8 @@ func (p *Plan) checkAlternate() error {
 		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds"}
 	case p.Duration%b != 0 || p.Duration < 2*b:
 		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in blocks of %v: want a multiple of it, at least two blocks (each side gets one in each order)", b)}
+	case p.Arrival.Kind == arrival.Trace:
+		return &SettingError{Field: "Arrival", Value: p.Arrival.String(), Problem: "replays the trace's own times from its start: every alternating block would replay its first seconds; use a rate-driven arrival process"}
 	case p.Warmup <= 0:
 		return &SettingError{Field: "Warmup", Value: p.Warmup.String(), Problem: "is each block's transient, left out of both sides when the load moves: want one long enough for a queue to settle"}
 	}
@@ -81,18 +83,21 @@ func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.
 		}
 	}
 	var steps [2]*report.StepReport
+	cut := errs[0] != nil || errs[1] != nil // a side may lack blocks: partial
 	for i := range sides {
 		if len(blocks[i]) > 0 {
-			steps[i] = joinBlocks(plans[i], blocks[i])
+			steps[i] = joinBlocks(plans[i], blocks[i], cut)
 		}
 	}
 	return m.addVersusStep(steps[0], steps[1], errs[0], errs[1])
 }
 
 // joinBlocks merges one side's blocks into its step and judges it as
-// runStep judges a step, on the merged figures and evidence.
-func joinBlocks(p stepPlan, blocks []*report.StepReport) *report.StepReport {
+// runStep judges a step, on the merged figures and evidence; a run cut
+// short marks it partial, whole blocks or not.
+func joinBlocks(p stepPlan, blocks []*report.StepReport, cut bool) *report.StepReport {
 	st, _ := report.MergeBlocks(blocks) // every block holds histograms and evidence
+	st.Partial = st.Partial || cut
 	due := 0
 	for _, b := range blocks {
 		due += b.Due()

@@ -190,3 +190,28 @@ func TestAlternatingPastTheKneeFailsAsOverCapacity(t *testing.T) {
 		}
 	})
 }
+
+// An alternating run cut short keeps what it measured: the report comes
+// back partial, each side's step holding the blocks it ran, and no
+// comparison is made of blocks one side lacks.
+func TestACancelledAlternatingRunKeepsItsBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := gatePlan(t, vllmsim.Config{})
+		p.Duration, p.Warmup, p.VersusBlock = 20*time.Second, 2*time.Second, 5*time.Second
+		p.Versus, p.VersusMode = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"}), VersusAlternate
+		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second) // within the fourth turn
+		defer cancel()
+		rep, err := Measure(ctx, p)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotNil(t, rep)
+		assert.True(t, rep.Partial)
+		require.Len(t, rep.Steps, 1)
+		st := rep.Steps[0]
+		assert.True(t, st.Partial)
+		assert.Empty(t, st.Versus, "no comparison of unmatched blocks")
+		require.Len(t, rep.Versus.Steps, 1)
+		t.Logf("blocks: this side %d, the base %d", len(st.Blocks), len(rep.Versus.Steps[0].Blocks))
+		assert.NotEmpty(t, st.Blocks)
+		assert.GreaterOrEqual(t, len(rep.Versus.Steps[0].Blocks), 2, "the base's turns 1 and 2 ran")
+	})
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/internal/testkit"
+	"github.com/llmslo/llmslo/load/arrival"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/render"
 	"github.com/llmslo/llmslo/load/report"
@@ -218,6 +219,7 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 		{"a window not cut in whole blocks", func(p *Plan) { p.VersusMode, p.VersusBlock = VersusAlternate, 7*time.Second }, "Duration"},
 		{"one block a side", func(p *Plan) { p.VersusMode, p.Duration = VersusAlternate, 10*time.Second }, "Duration"},
 		{"no transient to leave out", func(p *Plan) { p.VersusMode, p.Warmup = VersusAlternate, 0 }, "Warmup"},
+		{"a trace's own times in blocks", func(p *Plan) { p.VersusMode, p.Arrival = VersusAlternate, arrival.Spec{Kind: arrival.Trace} }, "Arrival"},
 		{"and a recorded baseline", func(p *Plan) { p.Baseline = &report.Report{} }, "Versus"},
 		{"until decided", func(p *Plan) { p.UntilDecided = true }, "Versus"},
 		{"an overload step", func(p *Plan) { p.Overload = &verdict.OverloadSettings{} }, "Versus"},
