@@ -1,10 +1,7 @@
 package load
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -180,14 +177,7 @@ func TestSideBySideSendsTheSameRequestsAtTheSameMoments(t *testing.T) {
 			assert.Equal(t, st.Requests.Sent, rep.Versus.Steps[i].Requests.Sent)
 		}
 		read := func(path string) []observe.RequestRecord {
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
-			var out []observe.RequestRecord
-			for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-				var r observe.RequestRecord
-				require.NoError(t, json.Unmarshal(line, &r))
-				out = append(out, r)
-			}
+			out := readRecords(t, path)
 			slices.SortFunc(out, func(a, b observe.RequestRecord) int { return a.Index - b.Index })
 			return out
 		}
