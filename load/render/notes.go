@@ -37,6 +37,10 @@ func AchievedInWords(s *report.StepReport) string {
 	if due == 0 || s.DurationS <= 0 {
 		return fmt.Sprintf("%.2f %s achieved%s", s.RateAchieved, s.RateUnit(), asked)
 	}
-	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in the %g s window",
-		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, math.Round(s.DurationS*10)/10) // a window cut when decided is not whole seconds
+	window := fmt.Sprintf("the %g s window", math.Round(s.DurationS*10)/10) // a window cut when decided is not whole seconds
+	if n := len(s.Blocks); n > 0 {
+		window += fmt.Sprintf(" (%d alternating blocks of %g s, each after its own warm-up)", n, s.Blocks[0].WindowS)
+	}
+	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in %s",
+		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, window)
 }

@@ -49,7 +49,9 @@ func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 // An alternating run says how it shared the load: blocks, their order and
 // the transient left out, in the terminal, the CI summary and the HTML.
 func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
-	own := report.StepReport{Name: "rate=6", RateTarget: 6, Verdict: report.VerdictPass, Errors: map[string]int{},
+	own := report.StepReport{Name: "rate=6", RateTarget: 6, RateAchieved: 6, DurationS: 20, Verdict: report.VerdictPass, Errors: map[string]int{},
+		Evidence: &report.StepEvidence{Due: 120, SentInWindow: 120},
+		Blocks:   []report.StepBlock{{Block: 0, Turn: 0, WindowS: 10}, {Block: 1, Turn: 3, WindowS: 10}},
 		Versus: []report.BaselineCheck{{Metric: "ttft", Percentile: 90, ObservedMs: 250, BaselineMs: 240, Ratio: 1.04,
 			RatioCI95: &[2]float64{0.98, 1.09}, Paired: true, Tolerance: 0.05}}}
 	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{own},
@@ -65,4 +67,5 @@ func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
 	assert.Contains(t, b.String(), "(alternate: "+how)
 	assert.Contains(t, b.String(), "Against the base side (side by side: "+how)
 	assert.NotContains(t, b.String(), "at the same moments")
+	assert.Contains(t, b.String(), "sent 120 of the 120 requests due in the 20 s window (2 alternating blocks of 10 s, each after its own warm-up)")
 }
