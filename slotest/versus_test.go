@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
@@ -46,9 +47,7 @@ func TestRunSideBySideWithABaseServer(t *testing.T) {
 // Alternating: the load moves between the two servers in blocks
 // (WithVersusMode, WithVersusBlock), and each side's step is its blocks.
 func TestRunAlternatingWithABaseServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real-time step of seconds: the README's pass runs it")
-	}
+	testkit.Long(t) // four real-time blocks, about 7 s; load's tests drive alternating in virtual time
 	fast := engine.StepProfile{Name: "fixed-4ms", Fixed: 4 * time.Millisecond}
 	rep := Run(t, WithSim(vllmsim.Config{Profile: fast}), WithVersus("sim"),
 		WithVersusSim(vllmsim.Config{Profile: fast, StepTimeScale: 3}), WithVersusMode(load.VersusAlternate), WithVersusBlock(time.Second),
