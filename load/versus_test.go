@@ -95,15 +95,13 @@ func TestSideBySideCancelsTheDriftARecordedBaselineMeets(t *testing.T) {
 // narrower than the interval of two unpaired runs of the same length (the
 // same servers, each alone, on other seeds and at other moments).
 func TestThePairedIntervalCoversOneAndIsNarrower(t *testing.T) {
-	if testing.Short() {
-		t.Skip("60 runs of 25 s in virtual time, about 10 s: the README's pass runs it")
-	}
+	testkit.Long(t) // 60 runs in virtual time, about 19 s
 	pairedIntervalTrials(t, VersusTogether)
 }
 
 // The same, alternating: block k of both sides paired.
 func TestTheAlternatingPairedIntervalCoversOneAndIsNarrower(t *testing.T) {
-	testkit.Long(t) // 60 runs in virtual time, about 15 s
+	testkit.Long(t) // 60 runs in virtual time, about 20 s
 	pairedIntervalTrials(t, VersusAlternate)
 }
 
