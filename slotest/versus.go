@@ -18,8 +18,9 @@ const (
 )
 
 // WithVersus runs each step side by side with a base server (a URL, "sim"
-// or "vllm"; SLOTEST_VERSUS overrides it): the same requests at the same
-// moments to both, each side judged on its SLOs, and each gated
+// or "vllm"; SLOTEST_VERSUS overrides it): the same requests to both (at
+// the same moments, or in turns: WithVersusMode), each side judged on its
+// SLOs, and each gated
 // percentile of the target compared with the base's, paired second by
 // second. A ratio whose interval lies wholly beyond ×(1 + tolerance)
 // fails the step (WithVersusTolerance; default load.DefaultVersusTolerance,

@@ -21,7 +21,7 @@ type versusFlags struct {
 }
 
 func (v *versusFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&v.target, "versus", "", "run each step side by side with this base server, the same requests at the same moments: sim, vllm (with --target vllm) or a URL; a gated percentile slower than the base's by more than --versus-tolerance fails")
+	fs.StringVar(&v.target, "versus", "", "run each step side by side with this base server, the same requests to both (see --versus-mode): sim, vllm (with --target vllm) or a URL; a gated percentile slower than the base's by more than --versus-tolerance fails")
 	fs.StringVar(&v.simArgs, "versus-sim-args", "", "vLLM serve flags for --versus sim")
 	fs.StringVar(&v.image, "versus-image", "", "the image of --versus vllm (default --target vllm's)")
 	fs.StringVar(&v.vllmArgs, "versus-vllm-args", "", "vLLM serve flags of --versus vllm, after --vllm-args: a flag in both takes this one's value (its GPUs, cache and timeout are --target vllm's)")

@@ -11,8 +11,8 @@ const (
 )
 
 // Versus is the base side of a side-by-side run: the same requests, from
-// the same seed, were sent to it and to the run's own target at the same
-// moments. Its steps are judged on their own SLOs; the run's own steps
+// the same seed, were sent to it and to the run's own target, at the same
+// moments or in alternating blocks (Mode). Its steps are judged on their own SLOs; the run's own steps
 // hold the comparison (StepReport.Versus), which alone can fail them.
 type Versus struct {
 	Mode   string     `json:"mode"`
