@@ -197,6 +197,9 @@ func (c Config) withDefaults() (Config, error) {
 	if err := c.checkStartup(); err != nil {
 		return c, err
 	}
+	if err := c.checkNoise(); err != nil {
+		return c, err
+	}
 	if err := c.resolveHardware(); err != nil {
 		return c, err
 	}

@@ -92,20 +92,49 @@ func ParseDrift(s string) (Drift, error) {
 		return bad("lacks its period or moment")
 	}
 	a, err := parseShare(amp)
-	if err != nil || !(a > 0 && a <= 10) {
-		return bad("has no amplitude in (0, 1000%]")
+	if err != nil {
+		return bad("has no amplitude")
 	}
 	d := Drift{Kind: kind, Amplitude: a}
 	if kind == DriftSine {
-		if d.Period, err = time.ParseDuration(arg); err != nil || d.Period <= 0 {
-			return bad("has no positive period")
+		if d.Period, err = time.ParseDuration(arg); err != nil {
+			return bad("has no period")
 		}
-		return d, nil
-	}
-	if d.At, err = time.Parse(time.RFC3339Nano, arg); err != nil {
+	} else if d.At, err = time.Parse(time.RFC3339Nano, arg); err != nil {
 		return bad("has no RFC 3339 moment")
 	}
+	if why := d.problem(); why != "" {
+		return bad(why)
+	}
 	return d, nil
+}
+
+// problem says what makes d a drift the simulator cannot model, or "":
+// one that would speed a step up would let it beat the kernel floor.
+func (d Drift) problem() string {
+	switch {
+	case d.Kind == "":
+		return ""
+	case d.Kind != DriftSine && d.Kind != DriftStep:
+		return "is neither sine nor step"
+	case !(d.Amplitude > 0 && d.Amplitude <= 10):
+		return "has no amplitude in (0, 1000%]"
+	case d.Kind == DriftSine && d.Period <= 0:
+		return "has no positive period"
+	}
+	return ""
+}
+
+// checkNoise refuses a drift or a step jitter given in a Config (not
+// through --drift or --step-jitter) that the flags would refuse.
+func (c Config) checkNoise() error {
+	if why := c.Drift.problem(); why != "" {
+		return fmt.Errorf("vllmsim: drift %+v %s", c.Drift, why)
+	}
+	if !(c.StepJitter >= 0 && c.StepJitter <= 1) {
+		return fmt.Errorf("vllmsim: --step-jitter must be a share within [0, 100%%], got %g", c.StepJitter)
+	}
+	return nil
 }
 
 // driftFactor is the drive loop's hook: nil without drift.

@@ -119,3 +119,21 @@ func TestStepJitterSlowsEachStepByItsDraw(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(p10)/1e6, 9.5, "never faster than the step")
 	assert.Less(t, float64(p10)/1e6, 12.0, "draws spread from the step's own time up")
 }
+
+// A drift or jitter given in a Config, not through the flags, is checked
+// as the flags are: none may speed a step up past its modelled time.
+func TestAConfigsDriftAndJitterAreChecked(t *testing.T) {
+	for _, c := range []Config{
+		{Drift: Drift{Kind: DriftSine, Amplitude: -0.5, Period: time.Minute}},
+		{Drift: Drift{Kind: DriftSine, Amplitude: 0.1}},
+		{Drift: Drift{Kind: "wave", Amplitude: 0.1, Period: time.Minute}},
+		{StepJitter: -0.2},
+		{StepJitter: 1.5},
+	} {
+		_, err := New(c)
+		assert.Error(t, err, "%+v", c)
+	}
+	s, err := New(Config{Drift: Drift{Kind: DriftStep, Amplitude: 0.1}, StepJitter: 0.05})
+	require.NoError(t, err)
+	s.Close()
+}
