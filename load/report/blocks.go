@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/llmslo/llmslo/load/stats"
 	"github.com/llmslo/llmslo/load/vllmapi"
 )
 
@@ -39,40 +38,23 @@ func MergeBlocks(blocks []*StepReport) (StepReport, error) {
 		return StepReport{}, fmt.Errorf("no block to merge")
 	}
 	parts := make([]ShardPart, len(blocks))
+	at, spanMs, durS := 0, 0.0, 0.0
 	for i, b := range blocks {
-		parts[i] = ShardPart{Index: i, Step: b}
-	}
-	m, err := MergeStep(parts)
-	if err != nil {
-		return m, err
-	}
-	m.Shards, m.Timeline, m.DurationS = nil, nil, 0
-	e := m.Evidence
-	e.DuePerS, e.SentPerS = nil, nil
-	for metric := range m.Clusters {
-		m.Clusters[metric] = nil
-	}
-	at, spanMs := 0, 0.0
-	for _, b := range blocks {
-		secs := max(int(b.DurationS), 1)
-		for metric, c := range b.Clusters {
-			if m.Clusters[metric] == nil {
-				m.Clusters[metric] = stats.NewClusters()
-			}
-			m.Clusters[metric].MergeAt(c, at, secs)
+		if b.Histograms == nil || b.Evidence == nil {
+			return StepReport{}, fmt.Errorf("block %d of step %s has no histograms or evidence", i, b.Name)
 		}
-		m.Timeline = addTimelineAt(m.Timeline, b.Timeline, at, secs)
-		e.DuePerS = addCountsAt(e.DuePerS, b.Evidence.DuePerS, at, secs)
-		e.SentPerS = addCountsAt(e.SentPerS, b.Evidence.SentPerS, at, secs)
-		m.DurationS += b.DurationS
+		secs := max(int(b.DurationS), 1)
+		parts[i] = ShardPart{Index: i, Step: b, At: at, Secs: secs}
+		at, durS = at+secs, durS+b.DurationS
 		if b.Requests.Sent > 0 {
 			spanMs += b.Evidence.LastEndMs - b.Evidence.FirstSendMs
 		}
-		at += secs
 	}
+	m := mergeParts(parts)
+	e := m.Evidence
+	m.DurationS = durS
 	e.FirstSendMs = blocks[0].Evidence.FirstSendMs
 	e.LastEndMs = e.FirstSendMs + spanMs
-	m.RateAchieved, m.Tokens.OutputPerS = 0, 0
 	if m.DurationS > 0 {
 		m.RateAchieved = float64(e.SentInWindow) / m.DurationS
 	}
@@ -81,6 +63,7 @@ func MergeBlocks(blocks []*StepReport) (StepReport, error) {
 	}
 	m.StartedAt = blocks[0].StartedAt
 	m.Server = joinServers(blocks)
+	m.Client = busiest(parts)
 	return m, nil
 }
 

@@ -15,6 +15,10 @@ import (
 type ShardPart struct {
 	Index int
 	Step  *StepReport
+	// At and Secs place a part measured after others (MergeBlocks): its
+	// seconds start at second At of the merged window, and those from
+	// Secs on count in its last. Shards of one window leave both 0.
+	At, Secs int
 }
 
 // MergeStep joins the shards' reports of one step into the step a single
@@ -36,6 +40,24 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 			return StepReport{}, fmt.Errorf("shard %d's step %s has no histograms or evidence (a report from before sharding)", p.Index, p.Step.Name)
 		}
 	}
+	m := mergeParts(parts)
+	for _, p := range parts {
+		s := p.Step
+		m.Shards = append(m.Shards, ShardStep{
+			Index: p.Index, Requests: s.Requests, RateAchieved: s.RateAchieved, SendLag: s.SendLag,
+			Client: s.Client, Hazards: s.Hazards, Verdict: s.Verdict, Partial: s.Partial,
+		})
+	}
+	mergeSpans(&m, parts)
+	m.Server = serverOnce(&m, parts)
+	m.Client = busiest(parts)
+	return m, nil
+}
+
+// mergeParts adds what every merge adds alike: counts, histograms, the
+// clusters, timeline and per-second counts each at its part's seconds,
+// the evidence, and the summaries read from the merged histograms.
+func mergeParts(parts []ShardPart) StepReport {
 	first := parts[0].Step
 	m := StepReport{
 		Name: first.Name, RateTarget: first.RateTarget, Arrival: first.Arrival,
@@ -48,6 +70,10 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 	}
 	for _, p := range parts {
 		s := p.Step
+		at, secs := p.At, p.Secs
+		if secs <= 0 {
+			secs = math.MaxInt
+		}
 		addInts(&m.Requests, &s.Requests)
 		for k, n := range s.Errors {
 			m.Errors[k] += n
@@ -62,7 +88,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 			if m.Clusters[metric] == nil {
 				m.Clusters[metric] = stats.NewClusters()
 			}
-			m.Clusters[metric].Merge(c)
+			m.Clusters[metric].MergeAt(c, at, secs)
 		}
 		e := s.Evidence
 		m.Evidence.TTFTFirstHalf.Merge(e.TTFTFirstHalf)
@@ -76,19 +102,15 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 		m.Evidence.OutputRequests += e.OutputRequests
 		m.Evidence.Due += e.Due
 		m.Evidence.SentInWindow += e.SentInWindow
-		m.Evidence.DuePerS = addCounts(m.Evidence.DuePerS, e.DuePerS)
-		m.Evidence.SentPerS = addCounts(m.Evidence.SentPerS, e.SentPerS)
+		m.Evidence.DuePerS = addCountsAt(m.Evidence.DuePerS, e.DuePerS, at, secs)
+		m.Evidence.SentPerS = addCountsAt(m.Evidence.SentPerS, e.SentPerS, at, secs)
 		m.Evidence.TTFTBlocks = MergeTTFTBlocks(m.Evidence.TTFTBlocks, e.TTFTBlocks)
 		addInts(&m.Tokens, &s.Tokens) // output_per_s is recomputed below
 		m.LengthMismatches += s.LengthMismatches
 		m.LengthEndedEarly += s.LengthEndedEarly
 		addInts(&m.PromptCache, &s.PromptCache)
-		m.Timeline = addTimeline(m.Timeline, s.Timeline)
+		m.Timeline = addTimelineAt(m.Timeline, s.Timeline, at, secs)
 		m.Partial = m.Partial || s.Partial
-		m.Shards = append(m.Shards, ShardStep{
-			Index: p.Index, Requests: s.Requests, RateAchieved: s.RateAchieved, SendLag: s.SendLag,
-			Client: s.Client, Hazards: s.Hazards, Verdict: s.Verdict, Partial: s.Partial,
-		})
 	}
 	m.Shed = m.Requests.ShedShare()
 	sum := func(metric Metric) stats.Summary {
@@ -100,10 +122,7 @@ func MergeStep(parts []ShardPart) (StepReport, error) {
 	m.TTFT, m.TTFTSend, m.ITL = sum(MetricTTFT), sum(MetricTTFTSend), sum(MetricITL)
 	m.TPOT, m.E2EL = sum(MetricTPOT), sum(MetricE2EL)
 	m.SendLag, m.BodyWrite = m.Evidence.SendLag.Summary(), m.Evidence.BodyWrite.Summary()
-	mergeSpans(&m, parts)
-	m.Server = serverOnce(&m, parts)
-	m.Client = busiest(parts)
-	return m, nil
+	return m
 }
 
 // addInts adds every integer field of src to dst's, both pointers to the
@@ -118,12 +137,9 @@ func addInts(dst, src any) {
 	}
 }
 
-// addTimeline adds b's seconds to a's: counts add, the maximum TTFT is the
-// larger, the mean TTFT is weighted by completions.
-func addTimeline(a, b []Second) []Second { return addTimelineAt(a, b, 0, math.MaxInt) }
-
 // addTimelineAt adds b's seconds to a's from second at on, b's seconds
-// from secs on counted in its last (MergeBlocks).
+// from secs on counted in its last (MergeBlocks): counts add, the maximum
+// TTFT is the larger, the mean TTFT is weighted by completions.
 func addTimelineAt(a, b []Second, at, secs int) []Second {
 	for len(a) < at+min(len(b), secs) {
 		a = append(a, Second{T: len(a)})
@@ -172,11 +188,8 @@ func mergeSpans(m *StepReport, parts []ShardPart) {
 	}
 }
 
-// addCounts adds b's counts to a's, index by index.
-func addCounts(a, b []int) []int { return addCountsAt(a, b, 0, math.MaxInt) }
-
-// addCountsAt adds b's counts to a's from index at on, b's from secs on
-// counted in its last (MergeBlocks).
+// addCountsAt adds b's counts to a's, index by index from index at on,
+// b's from secs on counted in its last (MergeBlocks).
 func addCountsAt(a, b []int, at, secs int) []int {
 	for len(a) < at+min(len(b), secs) {
 		a = append(a, 0)
