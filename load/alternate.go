@@ -19,6 +19,17 @@ func (p *Plan) versusBlock() time.Duration {
 	return DefaultVersusBlock
 }
 
+// WholeBlocks is the shortest window of at least d that the plan runs:
+// d rounded up to whole alternating blocks (VersusAlternate), d itself
+// for any other plan. Advice that names a --duration rounds through it.
+func (p *Plan) WholeBlocks(d time.Duration) time.Duration {
+	if p.Versus == nil || p.VersusMode != VersusAlternate {
+		return d
+	}
+	b := p.versusBlock()
+	return (d + b - 1) / b * b
+}
+
 // checkAlternate checks what alternating blocks ask of the plan: whole
 // seconds (a block's seconds pair with the other side's), at least two
 // blocks a side (a pair in each order), and a warm-up to leave out as
@@ -60,12 +71,12 @@ func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.
 	sideName := [2]string{"this side", "the base"}
 	var blocks [2][]*report.StepReport
 	var errs [2]error
-	first := m.next
+	var first int // the index block turn/2 starts at, on both sides
 	for turn, side := range arrival.ABBA(n) {
 		s, p := sides[side], plans[side]
 		p.progressName = fmt.Sprintf("%s block %d of %d, %s", stepName(p.Arrival, rate), turn/2+1, n, sideName[side])
 		if turn%2 == 0 {
-			first = s.next // both sides' block turn/2 starts at one index
+			first = s.next
 		}
 		s.next = first
 		if errs[side] = s.preparePrompts(ctx, rate, p); errs[side] != nil {

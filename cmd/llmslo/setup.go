@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -129,12 +128,7 @@ func stepSamples(c load.Plan) (s verdict.ShortStep, rate float64, need time.Dura
 	rate = slices.Min(c.Rates)
 	secs := c.Duration.Seconds() * (1 - c.CancelRate)
 	s, short = verdict.PlannedShortStep(c.SLOs, c.Thresholds, rate, secs, c.Fixture.Info().OutputTokens.Mean)
-	need = time.Duration(math.Ceil(s.NeedSecs/(1-c.CancelRate)*1.2/5)*5) * time.Second
-	if c.Versus != nil && c.VersusMode == load.VersusAlternate {
-		// An alternating window is whole blocks.
-		b := cmp.Or(c.VersusBlock, load.DefaultVersusBlock)
-		need = (need + b - 1) / b * b
-	}
+	need = c.WholeBlocks(time.Duration(math.Ceil(s.NeedSecs/(1-c.CancelRate)*1.2/5)*5) * time.Second)
 	return s, rate, need, short
 }
 
