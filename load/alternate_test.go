@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -48,8 +49,28 @@ func TestAlternateSendsEachSideItsBlocksInABBAOrder(t *testing.T) {
 		p.Versus = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: 1.5})
 		p.VersusMode = VersusAlternate
 		p.RequestsOut = filepath.Join(t.TempDir(), "requests.jsonl")
+		var w watcher
+		p.Progress = &w
 		rep, err := Measure(context.Background(), p)
 		require.NoError(t, err)
+		// The progress shows each block, the base's too, in turn.
+		var started []string
+		for _, e := range w.events {
+			if strings.HasPrefix(e, "start ") {
+				started = append(started, e)
+			}
+		}
+		assert.Equal(t, []string{
+			"start rate=6 block 1 of 4, this side 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 1 of 4, the base 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 2 of 4, the base 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 2 of 4, this side 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 3 of 4, this side 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 3 of 4, the base 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 4 of 4, the base 1 of 1, warm-up 2s, window 5s",
+			"start rate=6 block 4 of 4, this side 1 of 1, warm-up 2s, window 5s",
+		}, started)
+		assert.Equal(t, "end rate=6 "+string(rep.Steps[0].Verdict), w.events[len(w.events)-1], "one step ended, this side's")
 		require.Len(t, rep.Steps, 1)
 		require.NotNil(t, rep.Versus)
 		assert.Equal(t, report.VersusAlternate, rep.Versus.Mode)

@@ -232,28 +232,41 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 	}
 }
 
-// The ratio side by side against servers of known latency: a paced server
-// whose first token comes 150 ms after each request beside one whose comes
-// after 100 ms reads ×1.5, and its interval holds it.
+// The ratio side by side against servers of known latency, at once and
+// alternating: a paced server whose first token comes 150 ms after each
+// request beside one whose comes after 100 ms reads ×1.5, and its
+// interval holds it; each side's rate and TTFT are its server's.
 func TestSideBySideRatioAgainstKnownServers(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := DefaultPlan()
-		p.Target = virtualSimTarget(pacedConfig(150*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
-		p.Versus = virtualSimTarget(pacedConfig(100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
-		p.Fixture, p.Rates, p.Arrival = plantest.MustFixture(t, "fixed:8:20"), []float64{20}, plantest.MustArrival(t, "constant")
-		p.Duration, p.Warmup = 12*time.Second, time.Second
-		p.SLOs = plantest.MustSLOs(t, "ttft.p90<=1s")
-		rep, err := Measure(context.Background(), p)
-		require.NoError(t, err)
-		st := rep.Steps[0]
-		require.Len(t, st.Versus, 1)
-		c := st.Versus[0]
-		t.Logf("%s", render.VersusLine(st.Versus))
-		require.NotNil(t, c.RatioCI95)
-		assert.InDelta(t, 1.5, c.Ratio, 0.05)
-		assert.LessOrEqual(t, c.RatioCI95[0], 1.5+0.03)
-		assert.GreaterOrEqual(t, c.RatioCI95[1], 1.5-0.03)
-		assert.True(t, c.Regressed, "×1.5 against a 5% tolerance")
-		assert.Equal(t, report.VerdictFail, st.Verdict)
-	})
+	for _, mode := range []string{VersusTogether, VersusAlternate} {
+		synctest.Test(t, func(t *testing.T) {
+			p := DefaultPlan()
+			p.Target = virtualSimTarget(pacedConfig(150*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
+			p.Versus = virtualSimTarget(pacedConfig(100*time.Millisecond, 2*time.Millisecond, vllmsim.Faults{}))
+			p.Fixture, p.Rates, p.Arrival = plantest.MustFixture(t, "fixed:8:20"), []float64{20}, plantest.MustArrival(t, "constant")
+			p.Duration, p.Warmup, p.VersusMode = 12*time.Second, time.Second, mode
+			if mode == VersusAlternate {
+				p.VersusBlock = 6 * time.Second
+			}
+			p.SLOs = plantest.MustSLOs(t, "ttft.p90<=1s")
+			rep, err := Measure(context.Background(), p)
+			require.NoError(t, err)
+			st, base := rep.Steps[0], rep.Versus.Steps[0]
+			require.Len(t, st.Versus, 1)
+			c := st.Versus[0]
+			t.Logf("%s: %s", mode, render.VersusLine(st.Versus))
+			require.NotNil(t, c.RatioCI95)
+			assert.InDelta(t, 1.5, c.Ratio, 0.05, mode)
+			assert.LessOrEqual(t, c.RatioCI95[0], 1.5+0.03, mode)
+			assert.GreaterOrEqual(t, c.RatioCI95[1], 1.5-0.03, mode)
+			assert.True(t, c.Regressed, "%s: ×1.5 against a 5%% tolerance", mode)
+			assert.Equal(t, report.VerdictFail, st.Verdict, mode)
+			// Each side's own figures, against its server's known timing:
+			// a constant 20 req/s over the whole window, TTFT 150 and 100 ms.
+			assert.InDelta(t, 20, st.RateAchieved, 0.5, mode)
+			assert.Equal(t, 240, st.Requests.Scheduled, mode)
+			assert.InDelta(t, 150, st.TTFT.P50, 10, mode)
+			assert.InDelta(t, 100, base.TTFT.P50, 10, mode)
+			assert.Equal(t, st.Requests.Scheduled, base.Requests.Scheduled, mode)
+		})
+	}
 }
