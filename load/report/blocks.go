@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/llmslo/llmslo/load/vllmapi"
@@ -77,7 +76,7 @@ func MergeBlocks(blocks []*StepReport) (StepReport, error) {
 // by position, as the trend blocks do.
 func joinServers(blocks []*StepReport) vllmapi.ServerStats {
 	j := blocks[0].Server
-	j.QueueTimeBlocks = slices.Clone(j.QueueTimeBlocks)
+	j.QueueTimeBlocks = poolQueueBlocks(blocks)
 	n := float64(len(blocks))
 	mean := func(f func(s *vllmapi.ServerStats) float64) float64 {
 		sum := 0.0
@@ -95,7 +94,6 @@ func joinServers(blocks []*StepReport) vllmapi.ServerStats {
 		j.Preemptions += s.Preemptions
 		j.MaxWaiting, j.KVCacheUsageMax, j.MaxRunning = max(j.MaxWaiting, s.MaxWaiting), max(j.KVCacheUsageMax, s.KVCacheUsageMax), max(j.MaxRunning, s.MaxRunning)
 		j.InSystemGrowth += s.InSystemGrowth
-		j.QueueTimeBlocks = addQueueBlocks(j.QueueTimeBlocks, s.QueueTimeBlocks)
 		j.QueueTime = worseQueueTime(j.QueueTime, s.QueueTime)
 	}
 	j.WaitingSlopePerS = mean(func(s *vllmapi.ServerStats) float64 { return s.WaitingSlopePerS })
@@ -110,30 +108,37 @@ func joinServers(blocks []*StepReport) vllmapi.ServerStats {
 		r := j.PrefixHitTokens / j.PrefixQueryTokens
 		j.PrefixCacheHitRate = &r
 	}
-	// The blocks' positions stretched over the merged window, so that a
-	// slope fitted over them times the merged window is a block's rise.
-	for i := range j.QueueTimeBlocks {
-		j.QueueTimeBlocks[i].AtS *= n
-	}
 	return j
 }
 
-// addQueueBlocks adds b's queue-time blocks into a's, position by
-// position: requests add, the mean wait and the position are weighted by
-// requests.
-func addQueueBlocks(a, b []vllmapi.QueueBlock) []vllmapi.QueueBlock {
-	for len(a) < len(b) {
-		a = append(a, vllmapi.QueueBlock{AtS: b[len(a)].AtS})
-	}
-	for i, q := range b {
-		t := &a[i]
-		if n := t.Requests + q.Requests; n > 0 {
+// poolQueueBlocks pools the blocks' queue-time blocks by where each lies
+// in its block's window (TrendBlocks positions; a block's scrape may skip
+// one in which nobody left the queue): requests add, the mean wait and the
+// position are weighted by requests, and the positions are stretched over
+// the merged window, so that a slope fitted over them times the merged
+// window is the rise within a block.
+func poolQueueBlocks(blocks []*StepReport) []vllmapi.QueueBlock {
+	var pos [TrendBlocks]vllmapi.QueueBlock
+	for _, b := range blocks {
+		for _, q := range b.Server.QueueTimeBlocks {
+			if q.Requests <= 0 || b.DurationS <= 0 {
+				continue
+			}
+			t := &pos[min(max(int(q.AtS/b.DurationS*TrendBlocks), 0), TrendBlocks-1)]
+			n := t.Requests + q.Requests
 			t.MeanMs = (t.MeanMs*t.Requests + q.MeanMs*q.Requests) / n
 			t.AtS = (t.AtS*t.Requests + q.AtS*q.Requests) / n
 			t.Requests = n
 		}
 	}
-	return a
+	var out []vllmapi.QueueBlock
+	for _, q := range pos {
+		if q.Requests > 0 {
+			q.AtS *= float64(len(blocks))
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // worseQueueTime is the block's queue time with the larger p95, the

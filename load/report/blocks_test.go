@@ -67,3 +67,19 @@ func TestMergeBlocksPutsEachBlockInItsOwnSeconds(t *testing.T) {
 	_, err = MergeBlocks(nil)
 	assert.Error(t, err)
 }
+
+// The blocks' queue-time blocks pool by where each lies in its block's
+// window, not by their place in the list: a block whose scrape skipped its
+// first position (nobody left the queue there) still adds its later ones
+// where they were, and the positions stretch over the merged window.
+func TestMergeBlocksPoolsQueueTimeByPosition(t *testing.T) {
+	a, b := block(10, 100*time.Millisecond, 1, 10, 0), block(10, 100*time.Millisecond, 1, 10, 0)
+	a.Server.QueueTimeBlocks = []vllmapi.QueueBlock{{AtS: 0.5, Requests: 2, MeanMs: 10}, {AtS: 9.5, Requests: 2, MeanMs: 50}}
+	b.Server.QueueTimeBlocks = []vllmapi.QueueBlock{{AtS: 9.5, Requests: 2, MeanMs: 70}} // its first position skipped
+	m, err := MergeBlocks([]*StepReport{a, b})
+	require.NoError(t, err)
+	require.Len(t, m.Server.QueueTimeBlocks, 2)
+	first, last := m.Server.QueueTimeBlocks[0], m.Server.QueueTimeBlocks[1]
+	assert.Equal(t, vllmapi.QueueBlock{AtS: 1, Requests: 2, MeanMs: 10}, first, "a's first position alone")
+	assert.Equal(t, vllmapi.QueueBlock{AtS: 19, Requests: 4, MeanMs: 60}, last, "both blocks' last, stretched over 20 s")
+}
