@@ -93,7 +93,7 @@ func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slot
 		}
 		t, st := rows[k], &reps[k].Steps[0]
 		t.count(st)
-		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v%s\n", i, t.name, st.Verdict, t.alarm(st, st.Versus), why(st))
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v%s%s\n", i, t.name, st.Verdict, t.alarm(st, st.Versus), why(st), ratios(st.Versus))
 	}
 	return nil
 }
@@ -155,4 +155,16 @@ func why(st *report.StepReport) string {
 		return ""
 	}
 	return " (" + strings.Join(out, "; ") + ")"
+}
+
+// ratios is each comparison's ratio and interval, for a trial's line.
+func ratios(checks []report.BaselineCheck) string {
+	var b strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&b, "  %s.p%g ratio %.3f", c.Metric, c.Percentile, c.Ratio)
+		if c.RatioCI95 != nil {
+			fmt.Fprintf(&b, " [%.3f, %.3f]", c.RatioCI95[0], c.RatioCI95[1])
+		}
+	}
+	return b.String()
 }

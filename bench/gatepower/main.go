@@ -306,13 +306,7 @@ func trial(ctx context.Context, i int, factors []float64, g gateSpec, gateIn fun
 		if st.UntilDecided != nil {
 			fmt.Fprintf(os.Stderr, ", %.1f s measured (decided=%v)", st.DurationS, st.UntilDecided.Decided)
 		}
-		for _, c := range checks {
-			fmt.Fprintf(os.Stderr, "  %s.p%g ratio %.3f", c.Metric, c.Percentile, c.Ratio)
-			if c.RatioCI95 != nil {
-				fmt.Fprintf(os.Stderr, " [%.3f, %.3f]", c.RatioCI95[0], c.RatioCI95[1])
-			}
-		}
-		fmt.Fprintln(os.Stderr)
+		fmt.Fprintln(os.Stderr, ratios(checks))
 	}
 	fmt.Fprintf(os.Stderr, "after trial %d:", i)
 	for _, t := range rows {

@@ -86,3 +86,35 @@ func TestRatioIntervalTooShort(t *testing.T) {
 	_, _, ok = RatioInterval(NewClusters(), c, 50, 0.95, true)
 	assert.False(t, ok)
 }
+
+// A ratio is read within the clusters' 2% buckets, not in their steps: a
+// server slower by 1 to 10% reads as slower by that much, to a few
+// tenths of a percent, not as the nearest power of 1.02 (a 5% slowdown
+// read mid-bucket is ×1.040 or ×1.061, and a 5% tolerance acts as 6.1%).
+func TestRatioReadsBetweenBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	durations := make([][]time.Duration, 30)
+	for sec := range durations {
+		for range 40 {
+			durations[sec] = append(durations[sec], time.Duration((0.2+rng.ExpFloat64())*float64(100*time.Millisecond)))
+		}
+	}
+	runOf := func(scale float64) *Clusters {
+		c := NewClusters()
+		for sec, ds := range durations {
+			for _, d := range ds {
+				c.Record(sec, time.Duration(scale*float64(d)))
+			}
+		}
+		return c
+	}
+	base := runOf(1)
+	for pct := 1; pct <= 10; pct++ {
+		want := 1 + float64(pct)/100
+		point, lo, hi, ok := RatioEstimate(runOf(want), base, 90, 0.95, true)
+		require.True(t, ok)
+		assert.InDelta(t, want, point, 0.004, "a server %d%% slower", pct)
+		assert.LessOrEqual(t, lo, point)
+		assert.GreaterOrEqual(t, hi, point)
+	}
+}
