@@ -19,28 +19,59 @@ func (p *Plan) versusBlock() time.Duration {
 	return DefaultVersusBlock
 }
 
+// versusBlocks are an alternating step's blocks, each one's measured
+// length: the fewest blocks of at most VersusBlock, made even in number so
+// that ABBA's pairs go as often one side first as the other, and a drift
+// that moves steadily over the step reaches both sides alike; each whole
+// seconds, as equal as that allows, the longer first. Nil when the window
+// cannot be cut so (it is not whole seconds, or too short for two).
+func (p *Plan) versusBlocks() []time.Duration {
+	secs, b := int(p.Duration/time.Second), int(p.versusBlock()/time.Second)
+	if p.Duration%time.Second != 0 || b < 1 {
+		return nil
+	}
+	n := (secs + b - 1) / b
+	n += n % 2
+	if n == 0 || secs/n < 1 {
+		return nil
+	}
+	out := make([]time.Duration, n)
+	for k := range out {
+		out[k] = time.Duration(secs/n) * time.Second
+		if k < secs%n {
+			out[k] += time.Second
+		}
+	}
+	return out
+}
+
 // WholeBlocks is the shortest window of at least d that the plan runs:
-// d rounded up to whole alternating blocks (VersusAlternate), d itself
-// for any other plan. Advice that names a --duration rounds through it.
+// for alternating blocks (VersusAlternate), d rounded up to whole seconds
+// that cut into an even number of blocks; d itself for any other plan.
+// Advice that names a --duration rounds through it.
 func (p *Plan) WholeBlocks(d time.Duration) time.Duration {
 	if p.Versus == nil || p.VersusMode != VersusAlternate {
 		return d
 	}
-	b := p.versusBlock()
-	return (d + b - 1) / b * b
+	q := *p
+	q.Duration = max((d+time.Second-1)/time.Second*time.Second, 2*time.Second)
+	for q.versusBlocks() == nil && q.Duration < d+time.Minute {
+		q.Duration += time.Second
+	}
+	return q.Duration
 }
 
 // checkAlternate checks what alternating blocks ask of the plan: whole
-// seconds (a block's seconds pair with the other side's), at least two
-// blocks a side (a pair in each order), and a warm-up to leave out as
-// each block's transient.
+// seconds (a block's seconds pair with the other side's), an even number
+// of blocks a side (as many pairs in each order), and a warm-up to leave
+// out as each block's transient.
 func (p *Plan) checkAlternate() error {
 	b := p.versusBlock()
 	switch {
 	case b < time.Second || b%time.Second != 0:
 		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds"}
-	case p.Duration%b != 0 || p.Duration < 2*b:
-		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in blocks of %v: want a multiple of it, at least two blocks (each side gets one in each order)", b)}
+	case p.versusBlocks() == nil:
+		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in an even number of blocks of whole seconds, at most %v each: want whole seconds, at least two, and with 1 s blocks an even number", b)}
 	case p.Arrival.Kind == arrival.Trace:
 		return &SettingError{Field: "Arrival", Value: p.Arrival.String(), Problem: "replays the trace's own times from its start: every alternating block would replay its first seconds; use a rate-driven arrival process"}
 	case p.Warmup <= 0:
@@ -64,16 +95,18 @@ func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.
 		if err != nil {
 			return nil, err
 		}
-		p.Duration, p.Progress = m.plan.versusBlock(), m.plan.Progress // the base's blocks shown too
+		p.Progress = m.plan.Progress // the base's blocks shown too
 		plans[i] = p
 	}
-	n := int(m.plan.Duration / m.plan.versusBlock())
+	lengths := m.plan.versusBlocks()
+	n := len(lengths)
 	sideName := [2]string{"this side", "the base"}
 	var blocks [2][]*report.StepReport
 	var errs [2]error
 	var first int // the index block turn/2 starts at, on both sides
 	for turn, side := range arrival.ABBA(n) {
 		s, p := sides[side], plans[side]
+		p.Duration = lengths[turn/2]
 		p.progressName = fmt.Sprintf("%s block %d of %d, %s", stepName(p.Arrival, rate), turn/2+1, n, sideName[side])
 		if turn%2 == 0 {
 			first = s.next

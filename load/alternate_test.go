@@ -74,7 +74,7 @@ func TestAlternateSendsEachSideItsBlocksInABBAOrder(t *testing.T) {
 		require.Len(t, rep.Steps, 1)
 		require.NotNil(t, rep.Versus)
 		assert.Equal(t, report.VersusAlternate, rep.Versus.Mode)
-		assert.Equal(t, 5.0, rep.Versus.BlockS)
+		assert.Equal(t, []float64{5, 5, 5, 5}, rep.Versus.BlocksS)
 		assert.Equal(t, 2.0, rep.Versus.TransientS)
 		own, base := rep.Steps[0], rep.Versus.Steps[0]
 
@@ -165,7 +165,7 @@ func TestAlternateCancelsTheDrift(t *testing.T) {
 	})
 }
 
-// An alternating step short of samples names a length of whole blocks,
+// An alternating step short of samples names a length it can be cut in,
 // and the step run for that length has its samples.
 func TestAShortAlternatingStepsFixIsWholeBlocks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -181,8 +181,8 @@ func TestAShortAlternatingStepsFixIsWholeBlocks(t *testing.T) {
 		require.Len(t, m, 2, st.Hazards[i].Fix)
 		secs, err := strconv.Atoi(m[1])
 		require.NoError(t, err)
-		assert.Zero(t, secs%7, "%d s: whole blocks of 7 s", secs)
 		p.Duration = time.Duration(secs) * time.Second
+		require.NoError(t, p.Validate(), "%d s: a window an alternating run takes", secs)
 		rep, err = Measure(context.Background(), p)
 		require.NoError(t, err)
 		for _, h := range rep.Steps[0].Hazards {
@@ -235,4 +235,33 @@ func TestACancelledAlternatingRunKeepsItsBlocks(t *testing.T) {
 		assert.NotEmpty(t, st.Blocks)
 		assert.GreaterOrEqual(t, len(rep.Versus.Steps[0].Blocks), 2, "the base's turns 1 and 2 ran")
 	})
+}
+
+// An alternating step's window is cut into an even number of whole-second
+// blocks of at most VersusBlock, the longer first, so that each side goes
+// first in as many pairs; a window that cannot be is refused, and
+// WholeBlocks names the shortest one that can.
+func TestAlternatingBlocksAreEvenInNumberAndWholeSeconds(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		window, block, whole time.Duration
+		want                 []time.Duration
+	}{
+		{30 * s, 10 * s, 30 * s, []time.Duration{8 * s, 8 * s, 7 * s, 7 * s}},
+		{40 * s, 10 * s, 40 * s, []time.Duration{10 * s, 10 * s, 10 * s, 10 * s}},
+		{20 * s, 5 * s, 20 * s, []time.Duration{5 * s, 5 * s, 5 * s, 5 * s}},
+		{10 * s, 10 * s, 10 * s, []time.Duration{5 * s, 5 * s}},
+		{31 * s, 10 * s, 31 * s, []time.Duration{8 * s, 8 * s, 8 * s, 7 * s}},
+		{7 * s, 7 * s, 7 * s, []time.Duration{4 * s, 3 * s}},
+		{5 * s, s, 6 * s, nil},
+		{s, 10 * s, 2 * s, nil},
+		{29*s + s/5, 10 * s, 30 * s, nil},
+	}
+	for _, c := range cases {
+		p := Plan{Duration: c.window, VersusBlock: c.block, Versus: virtualSimTarget(vllmsim.Config{}), VersusMode: VersusAlternate}
+		assert.Equal(t, c.want, p.versusBlocks(), "%v in blocks of at most %v", c.window, c.block)
+		assert.Equal(t, c.whole, p.WholeBlocks(c.window), "%v in blocks of at most %v", c.window, c.block)
+		p.Duration = p.WholeBlocks(c.window)
+		assert.NotNil(t, p.versusBlocks(), "%v: what WholeBlocks names can be cut", p.Duration)
+	}
 }

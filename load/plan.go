@@ -164,9 +164,10 @@ type Plan struct {
 	// compared with the base's, paired second by second: a ratio whose
 	// interval lies wholly beyond ×(1 + VersusTolerance) fails the step
 	// (0: DefaultVersusTolerance). With VersusMode VersusAlternate the load
-	// moves between the two in blocks of VersusBlock (0:
-	// DefaultVersusBlock) measured seconds, in ABBA order, each after a
-	// transient of Warmup that is sent but not measured.
+	// moves between the two in blocks of at most VersusBlock (0:
+	// DefaultVersusBlock) measured seconds, an even number of them, in
+	// ABBA order, each after a transient of Warmup that is sent but not
+	// measured.
 	Versus          Target
 	VersusMode      string
 	VersusTolerance float64

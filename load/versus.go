@@ -22,11 +22,11 @@ const VersusTogether = report.VersusTogether
 // two servers in blocks, in ABBA order (report.VersusAlternate).
 const VersusAlternate = report.VersusAlternate
 
-// DefaultVersusBlock is an alternating run's measured block: ten whole
-// seconds, the fewest a ratio's paired interval resamples from
-// (docs/versus.md, "Alternate"), and short enough that a pair of blocks
-// (with their transients, about 30 s) sees one state of a drift with a
-// period of minutes.
+// DefaultVersusBlock is an alternating run's longest measured block: short
+// enough that a pair of blocks (with their transients, about 30 s) sees
+// one state of a drift with a period of minutes, and long beside its
+// transient (docs/versus.md, "Modes"). A 30 s step is cut into four
+// blocks of 8, 8, 7 and 7 s.
 const DefaultVersusBlock = 10 * time.Second
 
 // DefaultVersusTolerance is how much slower than the base server, side by
@@ -116,7 +116,10 @@ func (m *Measurement) openVersus(ctx context.Context, base Plan, tolerance float
 	m.versus = b
 	m.report.Versus = &report.Versus{Mode: cmp.Or(m.plan.VersusMode, VersusTogether), Target: b.endpoint.Info(), Tolerance: tolerance}
 	if m.report.Versus.Mode == VersusAlternate {
-		m.report.Versus.BlockS, m.report.Versus.TransientS = m.plan.versusBlock().Seconds(), m.plan.Warmup.Seconds()
+		for _, b := range m.plan.versusBlocks() {
+			m.report.Versus.BlocksS = append(m.report.Versus.BlocksS, b.Seconds())
+		}
+		m.report.Versus.TransientS = m.plan.Warmup.Seconds()
 	}
 	return nil
 }

@@ -44,8 +44,9 @@ func WithVersusVLLMArgs(args ...string) Option { return func(c *config) { c.vers
 // warm-up out of both (two servers that cannot both be loaded at once).
 func WithVersusMode(mode string) Option { return func(c *config) { c.VersusMode = mode } }
 
-// WithVersusBlock sets an alternating run's measured block (default
-// load.DefaultVersusBlock): whole seconds that divide the duration.
+// WithVersusBlock sets an alternating run's longest measured block
+// (default load.DefaultVersusBlock), whole seconds: the duration is cut
+// into an even number of blocks of at most this.
 func WithVersusBlock(block time.Duration) Option { return func(c *config) { c.VersusBlock = block } }
 
 // WithVersusTolerance sets the slowdown allowed against the base server, a

@@ -58,7 +58,7 @@ func TestRunAlternatingWithABaseServer(t *testing.T) {
 		WithReportDir(t.TempDir()))
 	require.NotNil(t, rep.Versus)
 	assert.Equal(t, report.VersusAlternate, rep.Versus.Mode)
-	assert.Equal(t, 1.0, rep.Versus.BlockS)
+	assert.Equal(t, []float64{1, 1}, rep.Versus.BlocksS)
 	st := rep.Steps[0]
 	assert.Len(t, st.Blocks, 2)
 	assert.Len(t, rep.Versus.Steps[0].Blocks, 2)

@@ -26,7 +26,7 @@ func (v *versusFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&v.image, "versus-image", "", "the image of --versus vllm (default --target vllm's)")
 	fs.StringVar(&v.vllmArgs, "versus-vllm-args", "", "vLLM serve flags of --versus vllm, after --vllm-args: a flag in both takes this one's value (its GPUs, cache and timeout are --target vllm's)")
 	fs.StringVar(&v.mode, "versus-mode", load.VersusTogether, "how the two servers share the load: together (both get the whole schedule at once) or alternate (the load moves between them in blocks, ABBA, each block's first --warmup left out of both)")
-	fs.DurationVar(&v.block, "versus-block", 0, "with --versus-mode alternate, each block's measured length: whole seconds that divide --duration (default 10s)")
+	fs.DurationVar(&v.block, "versus-block", 0, "with --versus-mode alternate, the longest block's measured length, whole seconds: --duration is cut into an even number of blocks of at most this (default 10s)")
 	fs.Float64Var(&v.tolerance, "versus-tolerance", load.DefaultVersusTolerance, "slowdown allowed against the base side, as a fraction")
 }
 

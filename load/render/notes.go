@@ -39,7 +39,15 @@ func AchievedInWords(s *report.StepReport) string {
 	}
 	window := fmt.Sprintf("the %g s window", math.Round(s.DurationS*10)/10) // a window cut when decided is not whole seconds
 	if n := len(s.Blocks); n > 0 {
-		window += fmt.Sprintf(" (%d alternating blocks of %g s, each after its own warm-up)", n, s.Blocks[0].WindowS)
+		lo, hi := s.Blocks[0].WindowS, s.Blocks[0].WindowS
+		for _, b := range s.Blocks {
+			lo, hi = min(lo, b.WindowS), max(hi, b.WindowS)
+		}
+		lengths := fmt.Sprintf("%g s", lo)
+		if hi > lo {
+			lengths = fmt.Sprintf("%g to %g s", lo, hi)
+		}
+		window += fmt.Sprintf(" (%d alternating blocks of %s, each after its own warm-up)", n, lengths)
 	}
 	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in %s",
 		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, window)

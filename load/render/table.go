@@ -367,7 +367,7 @@ func VersusLine(cs []report.BaselineCheck) string {
 // servers.
 func VersusHow(v *report.Versus) string {
 	if v.Mode == report.VersusAlternate {
-		return fmt.Sprintf("the same requests in blocks of %gs, in ABBA order, each after %gs left out of both", v.BlockS, v.TransientS)
+		return fmt.Sprintf("the same requests in %s, in ABBA order, each after %gs left out of both", blockWords(v.BlocksS), v.TransientS)
 	}
 	return "the same requests at the same moments"
 }
@@ -377,4 +377,21 @@ func targetWords(t report.TargetInfo) string {
 		return t.Kind
 	}
 	return t.Kind + " " + t.URL
+}
+
+// blockWords names an alternating step's blocks: "4 blocks a side of 10s",
+// or "4 blocks a side (8, 8, 7 and 7s)" when whole seconds left them
+// unequal.
+func blockWords(secs []float64) string {
+	if len(secs) == 0 {
+		return "blocks"
+	}
+	if slices.Min(secs) == slices.Max(secs) {
+		return fmt.Sprintf("%d blocks a side of %gs", len(secs), secs[0])
+	}
+	words := make([]string, len(secs))
+	for i, s := range secs {
+		words[i] = fmt.Sprintf("%g", s)
+	}
+	return fmt.Sprintf("%d blocks a side (%s and %ss)", len(secs), strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }

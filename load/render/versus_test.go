@@ -49,15 +49,15 @@ func TestSideBySideShowsBothSidesAndTheRatios(t *testing.T) {
 // An alternating run says how it shared the load: blocks, their order and
 // the transient left out, in the terminal, the CI summary and the HTML.
 func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
-	own := report.StepReport{Name: "rate=6", RateTarget: 6, RateAchieved: 6, DurationS: 20, Verdict: report.VerdictPass, Errors: map[string]int{},
-		Evidence: &report.StepEvidence{Due: 120, SentInWindow: 120},
-		Blocks:   []report.StepBlock{{Block: 0, Turn: 0, WindowS: 10}, {Block: 1, Turn: 3, WindowS: 10}},
+	own := report.StepReport{Name: "rate=6", RateTarget: 6, RateAchieved: 6, DurationS: 30, Verdict: report.VerdictPass, Errors: map[string]int{},
+		Evidence: &report.StepEvidence{Due: 180, SentInWindow: 180},
+		Blocks:   []report.StepBlock{{Block: 0, Turn: 0, WindowS: 8}, {Block: 1, Turn: 3, WindowS: 8}, {Block: 2, Turn: 4, WindowS: 7}, {Block: 3, Turn: 7, WindowS: 7}},
 		Versus: []report.BaselineCheck{{Metric: "ttft", Percentile: 90, ObservedMs: 250, BaselineMs: 240, Ratio: 1.04,
 			RatioCI95: &[2]float64{0.98, 1.09}, Paired: true, Tolerance: 0.05}}}
 	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{own},
-		Versus: &report.Versus{Mode: report.VersusAlternate, Target: report.TargetInfo{Kind: "sim"}, BlockS: 10, TransientS: 5,
+		Versus: &report.Versus{Mode: report.VersusAlternate, Target: report.TargetInfo{Kind: "sim"}, BlocksS: []float64{8, 8, 7, 7}, TransientS: 5,
 			Tolerance: 0.05, Steps: []report.StepReport{own}, Verdict: report.VerdictPass}}
-	const how = "the same requests in blocks of 10s, in ABBA order, each after 5s left out of both"
+	const how = "the same requests in 4 blocks a side (8, 8, 7 and 7s), in ABBA order, each after 5s left out of both"
 	var b bytes.Buffer
 	WriteSummary(&b, r)
 	assert.Contains(t, b.String(), "side by side (alternate) with the base sim: "+how)
@@ -67,5 +67,5 @@ func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
 	assert.Contains(t, b.String(), "(alternate: "+how)
 	assert.Contains(t, b.String(), "Against the base side (side by side: "+how)
 	assert.NotContains(t, b.String(), "at the same moments")
-	assert.Contains(t, b.String(), "sent 120 of the 120 requests due in the 20 s window (2 alternating blocks of 10 s, each after its own warm-up)")
+	assert.Contains(t, b.String(), "sent 180 of the 180 requests due in the 30 s window (4 alternating blocks of 7 to 8 s, each after its own warm-up)")
 }

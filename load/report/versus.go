@@ -20,10 +20,10 @@ type Versus struct {
 	// Tolerance is the slowdown a ratio's interval may reach before it is a
 	// regression: 0.1 allows ×1.10.
 	Tolerance float64 `json:"tolerance"`
-	// BlockS and TransientS are an alternating run's blocks: each side's
-	// step is measured in blocks of BlockS seconds, each after a transient
-	// of TransientS seconds that is sent but not measured.
-	BlockS     float64      `json:"block_s,omitempty"`
+	// BlocksS and TransientS are an alternating run's blocks: each side's
+	// step is measured in blocks of BlocksS seconds, in order, each after a
+	// transient of TransientS seconds that is sent but not measured.
+	BlocksS    []float64    `json:"blocks_s,omitempty"`
 	TransientS float64      `json:"transient_s,omitempty"`
 	Steps      []StepReport `json:"steps"`
 	Verdict    Verdict      `json:"verdict"`
