@@ -20,45 +20,20 @@ func (p *Plan) versusBlock() time.Duration {
 }
 
 // versusBlocks are an alternating step's blocks, each one's measured
-// length: the fewest blocks of at most VersusBlock, made even in number so
-// that ABBA's pairs go as often one side first as the other, and a drift
-// that moves steadily over the step reaches both sides alike; each whole
-// seconds, as equal as that allows, the longer first. Nil when the window
-// cannot be cut so (it is not whole seconds, or too short for two).
+// length (arrival.ABBABlocks): nil when the window cannot be cut so.
 func (p *Plan) versusBlocks() []time.Duration {
-	secs, b := int(p.Duration/time.Second), int(p.versusBlock()/time.Second)
-	if p.Duration%time.Second != 0 || b < 1 {
-		return nil
-	}
-	n := (secs + b - 1) / b
-	n += n % 2
-	if n == 0 || secs/n < 1 {
-		return nil
-	}
-	out := make([]time.Duration, n)
-	for k := range out {
-		out[k] = time.Duration(secs/n) * time.Second
-		if k < secs%n {
-			out[k] += time.Second
-		}
-	}
-	return out
+	return arrival.ABBABlocks(p.Duration, p.versusBlock())
 }
 
 // WholeBlocks is the shortest window of at least d that the plan runs:
 // for alternating blocks (VersusAlternate), d rounded up to whole seconds
-// that cut into an even number of blocks; d itself for any other plan.
-// Advice that names a --duration rounds through it.
+// that cut into an even number of blocks (arrival.ABBAWindow); d itself
+// for any other plan. Advice that names a --duration rounds through it.
 func (p *Plan) WholeBlocks(d time.Duration) time.Duration {
 	if p.Versus == nil || p.VersusMode != VersusAlternate {
 		return d
 	}
-	q := *p
-	q.Duration = max((d+time.Second-1)/time.Second*time.Second, 2*time.Second)
-	for q.versusBlocks() == nil && q.Duration < d+time.Minute {
-		q.Duration += time.Second
-	}
-	return q.Duration
+	return arrival.ABBAWindow(d, p.versusBlock())
 }
 
 // checkAlternate checks what alternating blocks ask of the plan: whole

@@ -236,32 +236,3 @@ func TestACancelledAlternatingRunKeepsItsBlocks(t *testing.T) {
 		assert.GreaterOrEqual(t, len(rep.Versus.Steps[0].Blocks), 2, "the base's turns 1 and 2 ran")
 	})
 }
-
-// An alternating step's window is cut into an even number of whole-second
-// blocks of at most VersusBlock, the longer first, so that each side goes
-// first in as many pairs; a window that cannot be is refused, and
-// WholeBlocks names the shortest one that can.
-func TestAlternatingBlocksAreEvenInNumberAndWholeSeconds(t *testing.T) {
-	s := time.Second
-	cases := []struct {
-		window, block, whole time.Duration
-		want                 []time.Duration
-	}{
-		{30 * s, 10 * s, 30 * s, []time.Duration{8 * s, 8 * s, 7 * s, 7 * s}},
-		{40 * s, 10 * s, 40 * s, []time.Duration{10 * s, 10 * s, 10 * s, 10 * s}},
-		{20 * s, 5 * s, 20 * s, []time.Duration{5 * s, 5 * s, 5 * s, 5 * s}},
-		{10 * s, 10 * s, 10 * s, []time.Duration{5 * s, 5 * s}},
-		{31 * s, 10 * s, 31 * s, []time.Duration{8 * s, 8 * s, 8 * s, 7 * s}},
-		{7 * s, 7 * s, 7 * s, []time.Duration{4 * s, 3 * s}},
-		{5 * s, s, 6 * s, nil},
-		{s, 10 * s, 2 * s, nil},
-		{29*s + s/5, 10 * s, 30 * s, nil},
-	}
-	for _, c := range cases {
-		p := Plan{Duration: c.window, VersusBlock: c.block, Versus: virtualSimTarget(vllmsim.Config{}), VersusMode: VersusAlternate}
-		assert.Equal(t, c.want, p.versusBlocks(), "%v in blocks of at most %v", c.window, c.block)
-		assert.Equal(t, c.whole, p.WholeBlocks(c.window), "%v in blocks of at most %v", c.window, c.block)
-		p.Duration = p.WholeBlocks(c.window)
-		assert.NotNil(t, p.versusBlocks(), "%v: what WholeBlocks names can be cut", p.Duration)
-	}
-}

@@ -6,12 +6,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/llmslo/llmslo/load/client"
 	"github.com/llmslo/llmslo/load/dispatch"
 	"github.com/llmslo/llmslo/load/observe"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
-	"github.com/llmslo/llmslo/load/workload"
 )
 
 // lookEvery is how often a step run until decided is looked at.
@@ -36,6 +34,11 @@ type decider struct {
 	settled []report.BaselineCheck
 	// horizonS is how far into the window the last look's cohort reached.
 	horizonS float64
+	// pair, when set, joins this decider to the other side's of a step
+	// run side by side (pairedLooks); base says this is the base's side,
+	// which never looks on its own.
+	pair *pairedLooks
+	base bool
 }
 
 // newDecider returns the decider of a step of planned measured requests,
@@ -48,13 +51,18 @@ func (f *stepFrame) newDecider(planned int) *decider {
 	if !p.UntilDecided || p.overload != nil {
 		return nil
 	}
-	return &decider{
+	d := &decider{
 		f: f, planned: planned,
 		cohort: observe.NewCohort(f.measureFrom, p.Duration, verdict.GoodputLimits(p.SLOs),
 			p.Features.lengthCheck(p.Thresholds.Resolved().LengthTolerance, p.LengthsAdvisory)),
 		stop: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{}),
 		record: report.UntilDecided{MinS: p.minDuration().Seconds(), CapS: p.Duration.Seconds()},
 	}
+	if p.paired != nil {
+		d.pair, d.base, d.stop = p.paired, p.pairedBase, p.paired.stop
+		d.pair.join(d)
+	}
+	return d
 }
 
 // sink is what the dispatcher records into: the step's own sink, and the
@@ -63,7 +71,7 @@ func (d *decider) sink(inner dispatch.OutcomeSink) dispatch.OutcomeSink {
 	if d == nil {
 		return inner
 	}
-	return &cohortTee{OutcomeSink: inner, cohort: d.cohort}
+	return dispatch.Tee(inner, d.cohort)
 }
 
 // stopCh is the schedule's Stop (nil: never).
@@ -78,6 +86,10 @@ func (d *decider) stopCh() <-chan struct{} {
 // or finish is called.
 func (d *decider) start(ctx context.Context) {
 	if d == nil {
+		return
+	}
+	if d.base {
+		close(d.done) // the other side looks at both, and stops both
 		return
 	}
 	go func() {
@@ -96,6 +108,7 @@ func (d *decider) start(ctx context.Context) {
 			}
 			elapsed := at.Sub(d.f.measureFrom).Seconds()
 			if d.look(elapsed) {
+				d.pair.decided(d.record)
 				close(d.stop)
 				return
 			}
@@ -106,6 +119,38 @@ func (d *decider) start(ctx context.Context) {
 // look judges the cohort at elapsed seconds into the window and records
 // the look; it says whether the step is decided and may stop.
 func (d *decider) look(elapsedS float64) bool {
+	p := d.f.p
+	s, ev, n := d.summaryAt(elapsedS)
+	baselineLook := verdict.IsBaselineLook(d.horizonS, s.DurationS, d.record.MinS, p.Duration.Seconds())
+	d.horizonS = s.DurationS
+	c := d.criteria(baselineLook)
+	baseOpen := ""
+	if d.pair != nil {
+		c.Baseline, baseOpen = d.pair.baseLook(elapsedS)
+		c.BaselineTolerance, c.BaselinePaired, c.BaselineIsBase = d.pair.tolerance, true, true
+	}
+	dec := verdict.JudgeLook(&s, ev, c)
+	if baselineLook {
+		d.settled = verdict.Settled(dec.Baseline)
+	}
+	d.record.SLOs = dec.SLOs
+	d.record.Looks = append(d.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: dec.Bounds})
+	d.record.Why = dec.Why
+	if dec.Decided && baseOpen != "" && (dec.Verdict == report.VerdictPass || len(verdict.Regressions(dec.Baseline)) > 0) {
+		// Only a failure of this side's own stands without the base.
+		dec.Decided, d.record.Why = false, baseOpen
+	}
+	if !dec.Decided || elapsedS < d.record.MinS || s.DurationS <= 0 {
+		return false
+	}
+	d.record.Decided, d.record.AtS, d.record.Outcome = true, elapsedS, string(dec.Verdict)
+	d.record.Why = fmt.Sprintf("decided at %s: %s", fmtSeconds(elapsedS), dec.Why)
+	return true
+}
+
+// summaryAt is the cohort's summary at elapsedS seconds into the window,
+// as the step's report would hold it, with the requests it released.
+func (d *decider) summaryAt(elapsedS float64) (report.StepReport, observe.Evidence, int) {
 	f, p := d.f, d.f.p
 	now := f.measureFrom.Add(time.Duration(elapsedS * float64(time.Second)))
 	s, ev, horizon, n := d.cohort.Summary(now)
@@ -115,22 +160,7 @@ func (d *decider) look(elapsedS float64) bool {
 		s.Server = f.scraper.Peek(horizon)
 	}
 	s.Server.MaxNumSeqs = p.MaxNumSeqs
-	baselineLook := verdict.IsBaselineLook(d.horizonS, s.DurationS, d.record.MinS, p.Duration.Seconds())
-	d.horizonS = s.DurationS
-	c := d.criteria(baselineLook)
-	dec := verdict.JudgeLook(&s, ev, c)
-	if baselineLook {
-		d.settled = verdict.Settled(dec.Baseline)
-	}
-	d.record.SLOs = dec.SLOs
-	d.record.Looks = append(d.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: dec.Bounds})
-	d.record.Why = dec.Why
-	if !dec.Decided || elapsedS < d.record.MinS || s.DurationS <= 0 {
-		return false
-	}
-	d.record.Decided, d.record.AtS, d.record.Outcome = true, elapsedS, string(dec.Verdict)
-	d.record.Why = fmt.Sprintf("decided at %s: %s", fmtSeconds(elapsedS), dec.Why)
-	return true
+	return s, ev, n
 }
 
 // criteria is the plan's criteria for a step run until decided.
@@ -141,6 +171,17 @@ func (d *decider) criteria(baselineLook bool) verdict.Criteria {
 	return c
 }
 
+// decidedOn is the baseline comparison a decided step stopped on (the
+// last baseline look's, when it decided the comparison), which its final
+// judgement keeps: nil when the step was not decided or no comparison
+// decided.
+func (d *decider) decidedOn() []report.BaselineCheck {
+	if d == nil || !d.record.Decided {
+		return nil
+	}
+	return d.settled
+}
+
 // finish stops the looks and returns the decision's record for the step
 // report, saying what was still open when the cap came first.
 func (d *decider) finish() *report.UntilDecided {
@@ -149,6 +190,9 @@ func (d *decider) finish() *report.UntilDecided {
 	}
 	close(d.quit)
 	<-d.done
+	if d.base {
+		d.record = d.pair.baseRecord()
+	}
 	if !d.record.Decided {
 		d.record.Why = fmt.Sprintf("not decided by the cap (%s), judged on the full window: %s", fmtSeconds(d.record.CapS), d.record.Why)
 	}
@@ -157,39 +201,4 @@ func (d *decider) finish() *report.UntilDecided {
 
 func fmtSeconds(s float64) string {
 	return fmt.Sprintf("%g s", math.Round(s*10)/10)
-}
-
-// cohortTee passes what the dispatcher records to the step's sink and to
-// the cohort, keeping the step sink's wish to know dropped requests.
-type cohortTee struct {
-	dispatch.OutcomeSink
-	cohort *observe.Cohort
-}
-
-func (t *cohortTee) Started(intended time.Time) {
-	t.OutcomeSink.Started(intended)
-	t.cohort.Started(intended)
-}
-
-func (t *cohortTee) Dropped(intended time.Time) {
-	t.OutcomeSink.Dropped(intended)
-	t.cohort.Dropped(intended)
-}
-
-// FirstToken passes a first token to the cohort; the step's own sink
-// reads it from the outcome at the end.
-func (t *cohortTee) FirstToken(intended, first time.Time) { t.cohort.FirstToken(intended, first) }
-
-func (t *cohortTee) Record(o *client.Outcome, at time.Time) {
-	t.OutcomeSink.Record(o, at)
-	t.cohort.Record(o, at)
-}
-
-func (t *cohortTee) DroppedRequest(req workload.Request, intended time.Time) {
-	if r, ok := t.OutcomeSink.(dispatch.RequestDropSink); ok {
-		r.DroppedRequest(req, intended)
-	} else {
-		t.OutcomeSink.Dropped(intended)
-	}
-	t.cohort.Dropped(intended)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/llmslo/llmslo/internal/plantest"
 	"github.com/llmslo/llmslo/internal/simtest"
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -48,7 +49,7 @@ func TestFitFindsACacheSmallerThanTheBatchCap(t *testing.T) {
 	assert.InDelta(t, float64(f.KVCacheTokens)/9000, f.RequestsAtP95, 1e-9)
 	assert.Less(t, f.RequestsAtP95, float64(f.MaxNumSeqs))
 	require.NotNil(t, f.Finding, f.Message)
-	assert.Equal(t, FindingKVFit, f.Finding.Kind)
+	assert.Equal(t, verdict.FindingKVFit, f.Finding.Kind)
 	assert.Equal(t, []string{"--gpu-memory-utilization", "--kv-cache-dtype fp8", "--max-model-len", "--max-num-seqs"}, f.Finding.Flags)
 	assert.Contains(t, f.Message, "max_num_seqs is 1024")
 

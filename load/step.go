@@ -38,7 +38,7 @@ func runStep(ctx context.Context, p stepPlan, rate float64, firstIndex int) (*re
 		Sink: dec.sink(p.recorder(f.rec, f.name, f.start, f.measureFrom)), Cancel: p.Cancel, Sender: p.Send, Stop: dec.stopCh()}
 	dec.start(ctx)
 	res, runErr := d.Run(ctx)
-	f.decision = dec.finish()
+	f.decision, f.decidedOn = dec.finish(), dec.decidedOn()
 	if res.Stopped {
 		f.cut(res.StoppedAt)
 	}
@@ -67,8 +67,10 @@ type stepFrame struct {
 	scraper            *vllmapi.Scraper
 	stopProgress       func()
 	mon                *observe.Monitor
-	// decision is how a step run until decided ended (nil otherwise).
-	decision *report.UntilDecided
+	// decision is how a step run until decided ended (nil otherwise), and
+	// decidedOn the baseline comparison it stopped on (decider.decidedOn).
+	decision  *report.UntilDecided
+	decidedOn []report.BaselineCheck
 }
 
 // cut ends the measured window at end: a step stopped once decided is
@@ -138,7 +140,11 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	st.SetGoodput(st.Due())
 	c := p.judge
 	if st.UntilDecided = f.decision; st.UntilDecided != nil {
-		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, BaselineLook: true}
+		// A step decided on a comparison keeps it: comparing its cut
+		// window again would be one look more. Otherwise this is the last
+		// baseline look.
+		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled,
+			BaselineLook: f.decidedOn == nil, Settled: f.decidedOn}
 	}
 	j := verdict.Judge(st, ev, c)
 	j.Apply(st)
@@ -149,6 +155,9 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 	}
 	if runErr == nil {
 		runErr = j.BaselineErr // the step stays in the report, marked partial by the caller
+	}
+	if p.paired != nil && !p.pairedBase {
+		st.Versus = f.decidedOn // what verdict.JudgeVersus keeps
 	}
 	return st, runErr
 }

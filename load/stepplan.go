@@ -54,6 +54,11 @@ type stepPlan struct {
 	// for naming what binds a failing step.
 	MaxNumSeqs int
 
+	// paired joins the deciders of a step run side by side until decided
+	// (pairedLooks); pairedBase says this plan is the base's side.
+	paired     *pairedLooks
+	pairedBase bool
+
 	// StepStart is the start of the step being run (set by
 	// Measurement.Step), zero for as soon as it is ready.
 	StepStart time.Time

@@ -58,14 +58,10 @@ func (p *Plan) checkVersus() error {
 		return &SettingError{Field: "VersusMode", Value: p.VersusMode, Problem: "want " + VersusTogether + " or " + VersusAlternate}
 	case p.VersusBlock != 0 && p.VersusMode != VersusAlternate:
 		return &SettingError{Field: "VersusBlock", Value: p.VersusBlock.String(), Problem: "cuts the load in blocks only with VersusMode " + VersusAlternate}
-	case p.VersusMode == VersusAlternate:
-		if err := p.checkAlternate(); err != nil {
-			return err
-		}
+	case p.VersusMode == VersusAlternate && p.UntilDecided:
+		return &SettingError{Field: "UntilDecided", Problem: "stops a step once decided; alternating runs each side's whole window in blocks, its comparison only whole at the end: use VersusMode " + VersusTogether}
 	case p.Baseline != nil:
 		return &SettingError{Field: "Versus", Problem: "compares with a server run beside this one; {Baseline} compares with a recorded run: choose one"}
-	case p.UntilDecided:
-		return &SettingError{Field: "Versus", Problem: "runs whole windows on both sides: {UntilDecided} would stop one side's step alone"}
 	case p.Shard.Sharded() || !p.StartAt.IsZero():
 		return &SettingError{Field: "Versus", Problem: "sets its own start for both sides: a shard or {StartAt} cannot be run side by side"}
 	case p.Overload != nil:
@@ -74,6 +70,8 @@ func (p *Plan) checkVersus() error {
 		return &SettingError{Field: "Versus", Problem: "sends one schedule to both servers at once; a fixture replayed as sessions ({Fixture}) paces each turn on its own server's answer"}
 	case p.VersusTolerance < 0 || math.IsNaN(p.VersusTolerance) || math.IsInf(p.VersusTolerance, 0):
 		return &SettingError{Field: "VersusTolerance", Value: fmt.Sprint(p.VersusTolerance), Problem: "want a positive fraction, e.g. 0.1"}
+	case p.VersusMode == VersusAlternate:
+		return p.checkAlternate()
 	}
 	return nil
 }
@@ -145,6 +143,11 @@ func (m *Measurement) versusStep(ctx context.Context, rate float64) (*report.Ste
 		if err := s.m.preparePrompts(ctx, rate, s.p); err != nil {
 			return nil, fmt.Errorf("prepare prompts: %w", err)
 		}
+	}
+	if m.plan.UntilDecided {
+		// This side looks at both and stops both (pairedLooks).
+		looks := &pairedLooks{stop: make(chan struct{}), tolerance: m.report.Versus.Tolerance}
+		sides[0].p.paired, sides[1].p.paired, sides[1].p.pairedBase = looks, looks, true
 	}
 	// The shared start once both sides' prompts are made: a start set
 	// before would pass while the chat prompts went through /tokenize.

@@ -210,7 +210,9 @@ func TestSideBySideSetupMistakesAreRefused(t *testing.T) {
 		{"no transient to leave out", func(p *Plan) { p.VersusMode, p.Warmup = VersusAlternate, 0 }, "Warmup"},
 		{"a trace's own times in blocks", func(p *Plan) { p.VersusMode, p.Arrival = VersusAlternate, arrival.Spec{Kind: arrival.Trace} }, "Arrival"},
 		{"and a recorded baseline", func(p *Plan) { p.Baseline = &report.Report{} }, "Versus"},
-		{"until decided", func(p *Plan) { p.UntilDecided = true }, "Versus"},
+		{"alternating and a recorded baseline", func(p *Plan) { p.VersusMode, p.Baseline = VersusAlternate, &report.Report{} }, "Versus"},
+		{"alternating until decided", func(p *Plan) { p.VersusMode, p.UntilDecided = VersusAlternate, true }, "UntilDecided"},
+		{"alternating and sharded", func(p *Plan) { p.VersusMode, p.Shard = VersusAlternate, Shard{Index: 0, Count: 2} }, "Versus"},
 		{"an overload step", func(p *Plan) { p.Overload = &verdict.OverloadSettings{} }, "Versus"},
 		{"a negative tolerance", func(p *Plan) { p.VersusTolerance = -0.1 }, "VersusTolerance"},
 		{"sessions", func(p *Plan) {

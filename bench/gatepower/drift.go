@@ -93,7 +93,14 @@ func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slot
 		}
 		t, st := rows[k], &reps[k].Steps[0]
 		t.count(st)
-		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v%s%s\n", i, t.name, st.Verdict, t.alarm(st, st.Versus), why(st), ratios(st.Versus))
+		decided := ""
+		if u := st.UntilDecided; u != nil {
+			decided = fmt.Sprintf(", %.1f s measured (decided=%v)", st.DurationS, u.Decided)
+			if !u.Decided {
+				decided += " [" + strings.TrimPrefix(u.Why, fmt.Sprintf("not decided by the cap (%g s), judged on the full window: ", u.CapS)) + "]"
+			}
+		}
+		fmt.Fprintf(os.Stderr, "trial %d, %s: %s, alarm=%v%s%s%s\n", i, t.name, st.Verdict, t.alarm(st, st.Versus), decided, why(st), ratios(st.Versus))
 	}
 	return nil
 }
@@ -107,7 +114,7 @@ func (g gateSpec) runVersus(ctx context.Context, factor float64, seed int64) (*r
 	}
 	cfg.Versus, cfg.VersusTolerance = g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b"}), g.tolerance
 	cfg.VersusMode, cfg.VersusBlock = g.versusMode, g.versusBlock
-	cfg.UntilDecided = false // a side-by-side step runs its whole window
+	cfg.UntilDecided = cfg.UntilDecided && g.versusMode != load.VersusAlternate // alternating runs whole windows
 	rep, err := load.Measure(ctx, cfg)
 	if err == nil && len(rep.Steps) != 1 {
 		err = fmt.Errorf("the gate ran %d steps, want 1", len(rep.Steps))

@@ -131,12 +131,16 @@ func findResult(rs []report.SLOResult, metric string, p float64) (report.SLOResu
 }
 
 // Regressions lists the checks that regressed, readably.
-func Regressions(cs []report.BaselineCheck) []string {
+func Regressions(cs []report.BaselineCheck) []string { return regressions(cs, "a baseline of") }
+
+// regressions is Regressions, naming what was compared with: "a baseline
+// of", or "the base's" side by side.
+func regressions(cs []report.BaselineCheck, with string) []string {
 	var out []string
 	for _, c := range cs {
 		if c.Regressed {
-			out = append(out, fmt.Sprintf("%s.p%g %.1f ms against a baseline of %.1f ms (more than %.0f%% slower)",
-				c.Metric, c.Percentile, c.ObservedMs, c.BaselineMs, 100*c.Tolerance))
+			out = append(out, fmt.Sprintf("%s.p%g %.1f ms against %s %.1f ms (more than %.0f%% slower)",
+				c.Metric, c.Percentile, c.ObservedMs, with, c.BaselineMs, 100*c.Tolerance))
 		}
 	}
 	return out

@@ -204,6 +204,10 @@ type Criteria struct {
 	Baseline          *report.Report
 	BaselineTolerance float64
 	BaselinePaired    bool
+	// BaselineIsBase says Baseline is the base side's step, run beside
+	// this one (a look at a step run side by side until decided), for the
+	// words of what a look decided.
+	BaselineIsBase bool
 	// LengthsAdvisory says the user declared that the server stops at EOS
 	// whatever ignore_eos says: outputs shorter than asked are judged as
 	// given, the step says so (NotJudged) and, when they were short enough

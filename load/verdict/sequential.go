@@ -31,16 +31,21 @@ type Sequential struct {
 	// BaselineLook says this judgement is one of the BaselineLooks
 	// (always so for the step's last judgement).
 	BaselineLook bool
-	// Settled holds the last baseline look's checks when every one lay
-	// within the tolerance (Settled): a look between baseline looks may
-	// pass on them, so that a step need not have everything else settled
+	// Settled holds the last baseline look's checks when they decided the
+	// comparison (Settled): a look between baseline looks may pass or
+	// fail on them, so that a step need not have everything else settled
 	// at the very look that compares.
 	Settled []report.BaselineCheck
 }
 
-// Settled returns checks when each one's interval lies wholly within its
-// tolerance (a comparison that cannot call a regression), else nil.
+// Settled returns checks when they decide the comparison: one is a
+// regression (its whole interval over the tolerance), or each one's
+// interval lies wholly within its tolerance (none can call one). Else nil:
+// a check is still open.
 func Settled(checks []report.BaselineCheck) []report.BaselineCheck {
+	if len(Regressions(checks)) > 0 {
+		return checks
+	}
 	for _, b := range checks {
 		if !withinTolerance(b) {
 			return nil
@@ -147,6 +152,9 @@ type LookVerdict struct {
 	Decided bool
 	Verdict report.Verdict
 	Why     string
+	// Refused says a hazard is open: the step as it stands would be
+	// refused.
+	Refused bool
 	SLOs    []string
 	Bounds  []report.Bounds
 	// Baseline is the comparison a baseline look made (nil at other
@@ -197,7 +205,7 @@ func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdic
 			d.Why = why
 		}
 	default:
-		d.Why = "a hazard is open: " + hazardKinds(j.Hazards)
+		d.Refused, d.Why = true, "a hazard is open: "+hazardKinds(j.Hazards)
 	}
 	return d
 }
@@ -229,13 +237,13 @@ func passDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 	}
 	if c.Baseline != nil {
 		if len(j.Baseline) == 0 {
-			return "the baseline is not yet compared within its tolerance (it is compared at four horizons from the floor to the cap)", false
+			return c.baselineWords("the baseline", "the base") + " is not yet compared within its tolerance (it is compared at four horizons from the floor to the cap)", false
 		}
 		for _, b := range j.Baseline {
 			if !withinTolerance(b) {
-				return fmt.Sprintf("%s.p%g against the baseline is open", b.Metric, b.Percentile), false
+				return fmt.Sprintf("%s.p%g against %s is open", b.Metric, b.Percentile, c.baselineWords("the baseline", "the base")), false
 			}
-			said = append(said, fmt.Sprintf("%s.p%g ×%.2f of the baseline (at most ×%.2f)", b.Metric, b.Percentile, b.Ratio, b.RatioCI95[1]))
+			said = append(said, fmt.Sprintf("%s.p%g ×%.2f of %s (at most ×%.2f)", b.Metric, b.Percentile, b.Ratio, c.baselineWords("the baseline", "the base"), b.RatioCI95[1]))
 		}
 	}
 	if why, ok := trendRuledOut(s, blocks, c, th, headroom(j.SLO)); !ok {
@@ -277,7 +285,7 @@ func failDecided(s *report.StepReport, blocks []report.TTFTBlock, j Judgement, c
 		latency = true
 		said = append(said, fmt.Sprintf("%s > %s (lower bound %s)", slo.Name(), slo.Limit, msDuration(*r.Anytime.Lo)))
 	}
-	for _, reg := range Regressions(j.Baseline) {
+	for _, reg := range regressions(j.Baseline, c.baselineWords("a baseline of", "the base's")) {
 		latency = true
 		said = append(said, reg)
 	}
@@ -374,4 +382,13 @@ func msDuration(v float64) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(10 * time.Microsecond)
+}
+
+// baselineWords is recorded, the words naming a recorded baseline, or
+// base when the step is compared with a server run beside it.
+func (c Criteria) baselineWords(recorded, base string) string {
+	if c.BaselineIsBase {
+		return base
+	}
+	return recorded
 }

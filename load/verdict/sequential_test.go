@@ -44,16 +44,18 @@ func TestBaselineLooksAreSpacedByTheCohortsHorizon(t *testing.T) {
 	assert.True(t, IsBaselineLook(0, 5, 40, 5), "a floor past the cap is the cap")
 }
 
-// A comparison within its tolerance is kept for the looks between baseline
-// looks; one that could still call a regression, or that has no interval,
-// is not.
-func TestSettledKeepsOnlyChecksWithinTheirTolerance(t *testing.T) {
+// A comparison that decided (each check within its tolerance, or one a
+// regression) is kept for the looks between baseline looks; one that could
+// still go either way, or that has no interval, is not.
+func TestSettledKeepsOnlyAComparisonThatDecided(t *testing.T) {
 	within := report.BaselineCheck{Metric: "ttft", Percentile: 90, Tolerance: 0.1, RatioCI95: &[2]float64{0.95, 1.08}}
 	open := report.BaselineCheck{Metric: "itl", Percentile: 99, Tolerance: 0.1, RatioCI95: &[2]float64{0.95, 1.2}}
 	none := report.BaselineCheck{Metric: "itl", Percentile: 99, Tolerance: 0.1}
+	regressed := report.BaselineCheck{Metric: "itl", Percentile: 99, Tolerance: 0.1, RatioCI95: &[2]float64{1.15, 1.4}, Regressed: true}
 	assert.Equal(t, []report.BaselineCheck{within}, Settled([]report.BaselineCheck{within}))
 	assert.Nil(t, Settled([]report.BaselineCheck{within, open}))
 	assert.Nil(t, Settled([]report.BaselineCheck{within, none}))
+	assert.Equal(t, []report.BaselineCheck{open, regressed}, Settled([]report.BaselineCheck{open, regressed}))
 }
 
 // A look, or a step cut where it was decided, is compared with its

@@ -26,10 +26,22 @@ var slowsTheBaseOnly = map[string]bool{HazardClientSaturation: true}
 //   - a base step that was refused leaves a passing st INVALID, since its
 //     hazard could have hidden a regression; st's own SLOs and hazards
 //     are judged as always, and a failing st keeps its failure.
+//
+// A step run until decided keeps the comparison it was decided on, which
+// st.Versus then holds; one that was not is compared as at a last
+// baseline look (Sequential): at BaselineConfidence, on the seconds both
+// sides measured.
 func JudgeVersus(st, base *report.StepReport, tolerance float64) error {
-	checks, err := CompareBaseline(&report.Report{Steps: []report.StepReport{*base}}, st, true, tolerance)
-	if err != nil {
-		return fmt.Errorf("versus: %w", err)
+	checks := st.Versus
+	if u := st.UntilDecided; u == nil || !u.Decided || checks == nil {
+		conf, sameSeconds := CIConfidence, false
+		if u != nil {
+			conf, sameSeconds = BaselineConfidence, true
+		}
+		var err error
+		if checks, err = compareBaseline(&report.Report{Steps: []report.StepReport{*base}}, st, true, tolerance, conf, sameSeconds); err != nil {
+			return fmt.Errorf("versus: %w", err)
+		}
 	}
 	st.Versus = checks
 	regressed := Regressions(checks)
