@@ -59,7 +59,7 @@ func (p *Plan) checkVersus() error {
 	case p.VersusBlock != 0 && p.VersusMode != VersusAlternate:
 		return &SettingError{Field: "VersusBlock", Value: p.VersusBlock.String(), Problem: "cuts the load in blocks only with VersusMode " + VersusAlternate}
 	case p.VersusMode == VersusAlternate && p.UntilDecided:
-		return &SettingError{Field: "UntilDecided", Problem: "stops a step once decided; alternating runs each side's whole window in blocks, its comparison only whole at the end: use VersusMode " + VersusTogether}
+		return &SettingError{Field: "UntilDecided", Problem: "stops a step once decided; alternating runs each side's whole window in blocks, its comparison only whole at the end: use {VersusMode} " + VersusTogether}
 	case p.Baseline != nil:
 		return &SettingError{Field: "Versus", Problem: "compares with a server run beside this one; {Baseline} compares with a recorded run: choose one"}
 	case p.Shard.Sharded() || !p.StartAt.IsZero():

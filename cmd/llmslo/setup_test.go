@@ -100,7 +100,7 @@ func TestSetupMistakesAreRefusedBeforeTheLoad(t *testing.T) {
 		{"versus block without alternating", []string{"run", "--rates", "2", "--versus", "sim", "--versus-block", "5s"}, []string{"--versus-block", "alternate"}},
 		{"versus window not whole seconds", []string{"run", "--rates", "2", "--duration", "30500ms", "--versus", "sim", "--versus-mode", "alternate"}, []string{"--duration", "whole seconds"}},
 		{"versus block without versus", []string{"run", "--rates", "2", "--versus-block", "5s"}, []string{"--versus-block", "needs --versus"}},
-		{"versus until decided", []string{"run", "--rates", "2", "--versus", "sim", "--until-decided"}, []string{"--versus", "--until-decided"}},
+		{"alternating until decided", []string{"run", "--rates", "2", "--versus", "sim", "--versus-mode", "alternate", "--until-decided"}, []string{"--until-decided", "--versus-mode together"}},
 		{"versus with overload", []string{"run", "--rates", "2", "--versus", "sim", "--overload"}, []string{"--versus", "--overload"}},
 		{"versus vllm of another target", []string{"run", "--rates", "2", "--versus", "vllm"}, []string{"--versus vllm", "--target vllm"}},
 		{"versus vllm args with a sim base", []string{"run", "--rates", "2", "--versus", "sim", "--versus-vllm-args", "--max-num-seqs 8"}, []string{"--versus-vllm-args", "--versus vllm"}},
