@@ -32,8 +32,11 @@ type decider struct {
 	// settled is the last baseline look's comparison when it lay within
 	// the tolerance (verdict.Settled).
 	settled []report.BaselineCheck
-	// horizonS is how far into the window the last look's cohort reached.
-	horizonS float64
+	// reached is how many of the baseline looks' horizons the looks'
+	// cohorts have reached, and spent the error rate their comparisons
+	// spent (verdict.BaselineSpent); settledLevel is settled's confidence.
+	reached             int
+	spent, settledLevel float64
 	// pair, when set, joins this decider to the other side's of a step
 	// run side by side (pairedLooks); base says this is the base's side,
 	// which never looks on its own.
@@ -121,17 +124,20 @@ func (d *decider) start(ctx context.Context) {
 func (d *decider) look(elapsedS float64) bool {
 	p := d.f.p
 	s, ev, n := d.summaryAt(elapsedS)
-	baselineLook := verdict.IsBaselineLook(d.horizonS, s.DurationS, d.record.MinS, p.Duration.Seconds())
-	d.horizonS = s.DurationS
-	c := d.criteria(baselineLook)
+	level := 0.0 // no comparison at this look
+	if reached := verdict.BaselineLooksReached(s.DurationS, d.record.MinS, p.Duration.Seconds()); reached > d.reached {
+		spent := verdict.BaselineSpent(reached, d.record.MinS, p.Duration.Seconds())
+		level, d.reached, d.spent = 1-(spent-d.spent), reached, spent
+	}
+	c := d.criteria(level)
 	baseOpen := ""
 	if d.pair != nil {
 		c.Baseline, baseOpen = d.pair.baseLook(elapsedS)
 		c.BaselineTolerance, c.BaselinePaired, c.BaselineIsBase = d.pair.tolerance, true, true
 	}
 	dec := verdict.JudgeLook(&s, ev, c)
-	if baselineLook {
-		d.settled = verdict.Settled(dec.Baseline)
+	if level > 0 {
+		d.settled, d.settledLevel = verdict.Settled(dec.Baseline), level
 	}
 	d.record.SLOs = dec.SLOs
 	d.record.Looks = append(d.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: dec.Bounds})
@@ -163,10 +169,11 @@ func (d *decider) summaryAt(elapsedS float64) (report.StepReport, observe.Eviden
 	return s, ev, n
 }
 
-// criteria is the plan's criteria for a step run until decided.
-func (d *decider) criteria(baselineLook bool) verdict.Criteria {
+// criteria is the plan's criteria for a step run until decided, comparing
+// with the baseline at confidence level (0: not at this look).
+func (d *decider) criteria(level float64) verdict.Criteria {
 	c := d.f.p.judge
-	c.Sequential = &verdict.Sequential{CapS: d.f.p.Duration.Seconds(), PlannedRequests: d.planned, BaselineLook: baselineLook,
+	c.Sequential = &verdict.Sequential{CapS: d.f.p.Duration.Seconds(), PlannedRequests: d.planned, BaselineLevel: level,
 		Settled: d.settled}
 	return c
 }
@@ -195,6 +202,13 @@ func (d *decider) finish() *report.UntilDecided {
 	}
 	if !d.record.Decided {
 		d.record.Why = fmt.Sprintf("not decided by the cap (%s), judged on the full window: %s", fmtSeconds(d.record.CapS), d.record.Why)
+	}
+	switch {
+	case d.base || (d.f.p.judge.Baseline == nil && d.pair == nil):
+	case d.decidedOn() != nil:
+		d.record.BaselineConfidence = d.settledLevel
+	default: // the last comparison spends what the looks left
+		d.record.BaselineConfidence = 1 - ((1 - verdict.CIConfidence) - d.spent)
 	}
 	return &d.record
 }

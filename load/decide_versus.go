@@ -47,7 +47,7 @@ func (pl *pairedLooks) baseLook(elapsedS float64) (*report.Report, string) {
 		return nil, "the base side's step has not started"
 	}
 	s, ev, n := b.summaryAt(elapsedS)
-	c := b.criteria(false)
+	c := b.criteria(0)
 	look := verdict.JudgeLook(&s, ev, c)
 	verdict.Judge(&s, ev, c).Apply(&s) // the base's SLO results, which the comparison reads
 	pl.mu.Lock()

@@ -143,8 +143,10 @@ func (f *stepFrame) close(ctx context.Context, canceled bool, runErr error, fill
 		// A step decided on a comparison keeps it: comparing its cut
 		// window again would be one look more. Otherwise this is the last
 		// baseline look.
-		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled,
-			BaselineLook: f.decidedOn == nil, Settled: f.decidedOn}
+		c.Sequential = &verdict.Sequential{CapS: p.Duration.Seconds(), PlannedRequests: st.Requests.Scheduled, Settled: f.decidedOn}
+		if f.decidedOn == nil {
+			c.Sequential.BaselineLevel = st.UntilDecided.BaselineConfidence
+		}
 	}
 	j := verdict.Judge(st, ev, c)
 	j.Apply(st)

@@ -16,6 +16,11 @@ type UntilDecided struct {
 	Outcome string  `json:"outcome,omitempty"`
 	// Why says what decided it, or what was still open at the cap.
 	Why string `json:"why"`
+	// BaselineConfidence is the confidence of the step's last comparison
+	// with its baseline or base server: the one it was decided on, or the
+	// one on its full window at the cap, at what the looks before it left
+	// of the error rate (0: none was made).
+	BaselineConfidence float64 `json:"baseline_confidence,omitempty"`
 	// SLOs names the gated SLOs, in the order of each look's bounds.
 	SLOs  []string `json:"slos"`
 	Looks []Look   `json:"looks,omitempty"`

@@ -239,8 +239,8 @@ func Judge(s *report.StepReport, ev observe.Evidence, c Criteria) Judgement {
 		switch seq := c.Sequential; {
 		case seq == nil:
 			j.Baseline, j.BaselineErr = CompareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance)
-		case seq.BaselineLook:
-			j.Baseline, j.BaselineErr = compareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance, BaselineConfidence, true)
+		case seq.BaselineLevel > 0:
+			j.Baseline, j.BaselineErr = compareBaseline(c.Baseline, &judged, c.BaselinePaired, c.BaselineTolerance, seq.BaselineLevel, true)
 		default:
 			j.Baseline = slices.Clone(seq.Settled)
 		}

@@ -20,17 +20,18 @@ import (
 // (stats.QuantileCS, stats.ProportionCS), which hold at every look at
 // once, so that looking often does not buy wrong verdicts. The baseline's
 // ratio interval is a bootstrap that has no anytime form: it is computed at
-// BaselineLooks looks only (IsBaselineLook), each at confidence
-// 1 − (1 − CIConfidence)/BaselineLooks, so that the four together err at
-// most as often as one 95% interval.
+// BaselineLooks looks only (BaselineLooksReached), each at the confidence
+// its share of the error rate leaves (BaselineSpent), so that together
+// they err at most as often as one 95% interval.
 type Sequential struct {
 	// CapS is the measured window's planned length, in seconds.
 	CapS float64
 	// PlannedRequests is how many measured requests the cap holds.
 	PlannedRequests int
-	// BaselineLook says this judgement is one of the BaselineLooks
-	// (always so for the step's last judgement).
-	BaselineLook bool
+	// BaselineLevel, when above 0, says this judgement compares with the
+	// baseline, at that confidence: it is one of the BaselineLooks, or
+	// the step's last judgement (BaselineSpent).
+	BaselineLevel float64
 	// Settled holds the last baseline look's checks when they decided the
 	// comparison (Settled): a look between baseline looks may pass or
 	// fail on them, so that a step need not have everything else settled
@@ -64,32 +65,53 @@ func withinTolerance(b report.BaselineCheck) bool {
 // it with the baseline.
 const BaselineLooks = 4
 
-// BaselineConfidence is each of those looks' confidence.
-const BaselineConfidence = 1 - (1-CIConfidence)/BaselineLooks
-
-// IsBaselineLook says whether a look whose cohort reaches horizonS seconds
-// into the window (its requests sent before then have all finished), the
-// previous look's having reached prevS, is one of the BaselineLooks: the
-// first to reach each of BaselineLooks horizons spaced evenly from the
+// BaselineLooksReached counts the baseline looks' horizons at or before
+// h seconds into the window: BaselineLooks horizons spaced evenly from the
 // floor floorS to the cap capS, the last of which is the step's final
-// judgement. The horizons space them, not the looks' own times: a
-// comparison is made on the whole seconds of finished requests both runs
-// hold, which lag a look by the requests' length, and its bootstrap needs
-// ten such seconds.
-func IsBaselineLook(prevS, horizonS, floorS, capS float64) bool {
-	return baselineLooksReached(horizonS, floorS, capS) > baselineLooksReached(prevS, floorS, capS)
-}
-
-// baselineLooksReached counts the baseline looks' horizons at or before h.
-func baselineLooksReached(h, floorS, capS float64) int {
+// judgement. A look whose cohort (its requests sent before h have all
+// finished) reaches more of them than the looks before it compares with
+// the baseline, once however many it passed. The horizons space the
+// comparisons, not the looks' own times: a comparison is made on the whole
+// seconds of finished requests both runs hold, which lag a look by the
+// requests' length, and its bootstrap needs ten such seconds.
+func BaselineLooksReached(h, floorS, capS float64) int {
 	floorS = min(floorS, capS)
 	n := 0
 	for k := range BaselineLooks {
-		if h >= floorS+(capS-floorS)*float64(k)/float64(BaselineLooks-1) {
+		if h >= baselineHorizon(k, floorS, capS) {
 			n++
 		}
 	}
 	return n
+}
+
+func baselineHorizon(k int, floorS, capS float64) float64 {
+	return floorS + (capS-floorS)*float64(k)/float64(BaselineLooks-1)
+}
+
+// BaselineSpent is the share of the comparison's error rate, 1 −
+// CIConfidence, that the baseline looks of a step run until decided have
+// spent once they have compared at reached of the BaselineLooks horizons:
+// α(t) = 2 − 2Φ(z/√t), t the last horizon's share of the cap and z the
+// fixed interval's two-sided quantile (the spending that takes the shape
+// of O'Brien and Fleming's bounds; Lan and DeMets, Biometrika 1983). A
+// look compares at confidence 1 − (α(t) − what earlier looks spent), and
+// the step's last judgement at what is left, so that together they err at
+// most as often as one 95% interval, by the union bound, however alike
+// their samples. Early looks then call only what is plain (a third of
+// the way to a 30 s cap, at 99.93%), and the last keeps most of a fixed
+// interval's power (at 97.6% after three looks, 95% after none).
+func BaselineSpent(reached int, floorS, capS float64) float64 {
+	alpha := 1 - CIConfidence
+	if reached <= 0 || capS <= 0 {
+		return 0
+	}
+	if reached >= BaselineLooks {
+		return alpha
+	}
+	t := baselineHorizon(reached-1, min(floorS, capS), capS) / capS
+	z := math.Sqrt2 * math.Erfinv(CIConfidence) // the fixed interval's quantile, 1.96
+	return min(alpha, math.Erfc(z/math.Sqrt(t)/math.Sqrt2))
 }
 
 // tunedFor is the sample size an anytime interval for percentile p is
@@ -179,7 +201,7 @@ type LookVerdict struct {
 func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdict {
 	j := Judge(s, ev, c)
 	d := LookVerdict{}
-	if c.Sequential.BaselineLook {
+	if c.Sequential.BaselineLevel > 0 {
 		d.Baseline = j.Baseline
 	}
 	for i, r := range j.SLO {

@@ -17,31 +17,37 @@ import (
 // cap, at 10, 16.7, 23.3 and 30 s of finished requests.
 func TestBaselineLooksAreSpacedByTheCohortsHorizon(t *testing.T) {
 	cases := []struct {
-		prev, horizon float64
-		want          bool
-	}{
-		{0, 9.9, false},
-		{9.9, 10, true},
-		{10, 12, false},
-		{12, 16.6, false},
-		{16.6, 16.7, true},
-		{16.7, 23, false},
-		{23, 24, true},
-		{24, 29.9, false},
-		{29.9, 30, true},
-		{0, 17, true}, // a look that passes two horizons at once compares once
-	}
+		horizon float64
+		want    int
+	}{{9.9, 0}, {10, 1}, {16.6, 1}, {16.7, 2}, {23, 2}, {24, 3}, {29.9, 3}, {30, 4}}
 	for _, c := range cases {
-		assert.Equal(t, c.want, IsBaselineLook(c.prev, c.horizon, 10, 30), "%v → %v", c.prev, c.horizon)
+		assert.Equal(t, c.want, BaselineLooksReached(c.horizon, 10, 30), "%v s", c.horizon)
 	}
-	n := 0
-	for h := 0.0; h <= 30; h += 0.5 {
-		if IsBaselineLook(h-0.5, h, 10, 30) {
-			n++
-		}
+	assert.Equal(t, BaselineLooks, BaselineLooksReached(5, 40, 5), "a floor past the cap is the cap")
+}
+
+// The looks spend the comparison's 5% as O'Brien-Fleming-shaped bounds
+// do: little at the first horizons, most at the last, all of it by the
+// cap, whichever horizons the looks reached; a step whose looks reached
+// none compares at the cap as a fixed interval does.
+func TestBaselineLooksSpendTheErrorRateMostlyAtTheEnd(t *testing.T) {
+	alpha := 1 - CIConfidence
+	spent := []float64{0}
+	for k := 1; k <= BaselineLooks; k++ {
+		spent = append(spent, BaselineSpent(k, 10, 30))
+		assert.Greater(t, spent[k], spent[k-1], "look %d spends", k)
 	}
-	assert.Equal(t, BaselineLooks, n, "four looks from the floor to the cap")
-	assert.True(t, IsBaselineLook(0, 5, 40, 5), "a floor past the cap is the cap")
+	assert.InDelta(t, 0.00069, spent[1], 0.00002, "a third of the way: 99.93%")
+	assert.InDelta(t, 0.0263, spent[3], 0.0002)
+	assert.InDelta(t, 0.9763, 1-(alpha-spent[3]), 0.0002, "what is left for the cap: 97.6%")
+	assert.Equal(t, alpha, spent[BaselineLooks])
+	assert.Zero(t, BaselineSpent(0, 10, 30))
+	// Levels per look (each increment) err together at most alpha.
+	var err float64
+	for k := 1; k <= BaselineLooks; k++ {
+		err += spent[k] - spent[k-1]
+	}
+	assert.InDelta(t, alpha, err, 1e-12)
 }
 
 // A comparison that decided (each check within its tolerance, or one a
@@ -93,14 +99,14 @@ func TestSameSecondsComparesOnlyTheWholeSecondsBothMeasured(t *testing.T) {
 	}
 	base := &report.Report{Seed: 1, Steps: []report.StepReport{*step(30.4, 30, 20*time.Millisecond)}}
 	look := step(12.6, 12, 2*time.Second) // 12 whole seconds, then a partial one of long gaps
-	cs, err := compareBaseline(base, look, true, 0.10, BaselineConfidence, true)
+	cs, err := compareBaseline(base, look, true, 0.10, 0.9875, true)
 	require.NoError(t, err)
 	require.NotNil(t, cs[0].RatioCI95)
 	assert.Equal(t, [2]float64{1, 1}, *cs[0].RatioCI95, "the same requests in the same seconds")
 	assert.InDelta(t, 1, cs[0].Ratio, 1e-9)
 
 	short := step(6.5, 6, 2*time.Second) // six whole seconds: too few blocks
-	cs, err = compareBaseline(base, short, true, 0.10, BaselineConfidence, true)
+	cs, err = compareBaseline(base, short, true, 0.10, 0.9875, true)
 	require.NoError(t, err)
 	assert.Nil(t, cs[0].RatioCI95, "no interval from windows of different lengths")
 }

@@ -29,14 +29,14 @@ var slowsTheBaseOnly = map[string]bool{HazardClientSaturation: true}
 //
 // A step run until decided keeps the comparison it was decided on, which
 // st.Versus then holds; one that was not is compared as at a last
-// baseline look (Sequential): at BaselineConfidence, on the seconds both
-// sides measured.
+// baseline look (Sequential): at the confidence its looks left
+// (UntilDecided.BaselineConfidence), on the seconds both sides measured.
 func JudgeVersus(st, base *report.StepReport, tolerance float64) error {
 	checks := st.Versus
 	if u := st.UntilDecided; u == nil || !u.Decided || checks == nil {
 		conf, sameSeconds := CIConfidence, false
-		if u != nil {
-			conf, sameSeconds = BaselineConfidence, true
+		if u != nil && u.BaselineConfidence > 0 {
+			conf, sameSeconds = u.BaselineConfidence, true
 		}
 		var err error
 		if checks, err = compareBaseline(&report.Report{Steps: []report.StepReport{*base}}, st, true, tolerance, conf, sameSeconds); err != nil {
