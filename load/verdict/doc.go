@@ -4,7 +4,9 @@
 // with its 95% interval, the hazards that say a measurement cannot be
 // trusted (client_saturation, warm_cache, not_steady, too_few_samples,
 // length_mismatch) with their thresholds, the verdict rules that combine
-// them (docs/verdicts.md), and the comparison with a recorded baseline.
+// them (docs/verdicts.md), the comparison with a recorded baseline or a
+// base server run beside the step, the looks of a step run until decided
+// (JudgeLook), and the fit's finding before the first step (JudgeFit).
 //
 // Judge (and JudgeSLOs, JudgeMerged) returns a Judgement, what it decided,
 // and changes nothing it is given: the caller writes the judgement into its
