@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -11,13 +12,8 @@ import (
 	"github.com/llmslo/llmslo/load/verdict"
 )
 
-// versusBlock is the plan's alternating block, or the default.
-func (p *Plan) versusBlock() time.Duration {
-	if p.VersusBlock > 0 {
-		return p.VersusBlock
-	}
-	return DefaultVersusBlock
-}
+// versusBlock is the plan's longest alternating block, or the default.
+func (p *Plan) versusBlock() time.Duration { return cmp.Or(p.VersusBlock, DefaultVersusBlock) }
 
 // versusBlocks are an alternating step's blocks, each one's measured
 // length (arrival.ABBABlocks): nil when the window cannot be cut so.

@@ -32,11 +32,10 @@ type decider struct {
 	// settled is the last baseline look's comparison when it lay within
 	// the tolerance (verdict.Settled).
 	settled []report.BaselineCheck
-	// reached is how many of the baseline looks' horizons the looks'
-	// cohorts have reached, and spent the error rate their comparisons
-	// spent (verdict.BaselineSpent); settledLevel is settled's confidence.
-	reached             int
-	spent, settledLevel float64
+	// spending is what the baseline looks spent; settledLevel is settled's
+	// confidence.
+	spending     verdict.BaselineSpending
+	settledLevel float64
 	// pair, when set, joins this decider to the other side's of a step
 	// run side by side (pairedLooks); base says this is the base's side,
 	// which never looks on its own.
@@ -124,11 +123,7 @@ func (d *decider) start(ctx context.Context) {
 func (d *decider) look(elapsedS float64) bool {
 	p := d.f.p
 	s, ev, n := d.summaryAt(elapsedS)
-	level := 0.0 // no comparison at this look
-	if reached := verdict.BaselineLooksReached(s.DurationS, d.record.MinS, p.Duration.Seconds()); reached > d.reached {
-		spent := verdict.BaselineSpent(reached, d.record.MinS, p.Duration.Seconds())
-		level, d.reached, d.spent = 1-(spent-d.spent), reached, spent
-	}
+	level := d.spending.Look(s.DurationS, d.record.MinS, p.Duration.Seconds()) // 0: no comparison now
 	c := d.criteria(level)
 	baseOpen := ""
 	if d.pair != nil {
@@ -203,12 +198,10 @@ func (d *decider) finish() *report.UntilDecided {
 	if !d.record.Decided {
 		d.record.Why = fmt.Sprintf("not decided by the cap (%s), judged on the full window: %s", fmtSeconds(d.record.CapS), d.record.Why)
 	}
-	switch {
-	case d.base || (d.f.p.judge.Baseline == nil && d.pair == nil):
-	case d.decidedOn() != nil:
+	if compares := d.f.p.judge.Baseline != nil || (d.pair != nil && !d.base); compares && d.decidedOn() != nil {
 		d.record.BaselineConfidence = d.settledLevel
-	default: // the last comparison spends what the looks left
-		d.record.BaselineConfidence = 1 - ((1 - verdict.CIConfidence) - d.spent)
+	} else if compares {
+		d.record.BaselineConfidence = d.spending.Rest() // what the looks left
 	}
 	return &d.record
 }

@@ -97,12 +97,7 @@ func (p Plan) versusSides() (pr, base Plan) {
 }
 
 // versusTolerance is the plan's, or the default.
-func (p *Plan) versusTolerance() float64 {
-	if p.VersusTolerance > 0 {
-		return p.VersusTolerance
-	}
-	return DefaultVersusTolerance
-}
+func (p *Plan) versusTolerance() float64 { return cmp.Or(p.VersusTolerance, DefaultVersusTolerance) }
 
 // openVersus opens the base side of a side-by-side plan beside m, this
 // side's measurement: both targets start before either sends.

@@ -114,6 +114,31 @@ func BaselineSpent(reached int, floorS, capS float64) float64 {
 	return min(alpha, math.Erfc(z/math.Sqrt(t)/math.Sqrt2))
 }
 
+// BaselineSpending follows what a step's baseline looks have spent of the
+// comparison's error rate (BaselineSpent); the zero value has spent none.
+type BaselineSpending struct {
+	reached int
+	spent   float64
+}
+
+// Look returns the confidence at which a look whose cohort reaches h
+// seconds into the window compares with the baseline, and spends it: 0
+// when the look reaches no horizon that the looks before it had not.
+func (b *BaselineSpending) Look(h, floorS, capS float64) float64 {
+	reached := BaselineLooksReached(h, floorS, capS)
+	if reached <= b.reached {
+		return 0
+	}
+	spent := BaselineSpent(reached, floorS, capS)
+	level := 1 - (spent - b.spent)
+	b.reached, b.spent = reached, spent
+	return level
+}
+
+// Rest is the confidence of the step's last comparison: what the looks
+// left of the error rate.
+func (b *BaselineSpending) Rest() float64 { return CIConfidence + b.spent }
+
 // tunedFor is the sample size an anytime interval for percentile p is
 // made narrowest at: half the samples too_few_samples asks of it by
 // default (50 for a p90, 100 for a p95), near where a healthy step can

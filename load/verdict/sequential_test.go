@@ -48,6 +48,19 @@ func TestBaselineLooksSpendTheErrorRateMostlyAtTheEnd(t *testing.T) {
 		err += spent[k] - spent[k-1]
 	}
 	assert.InDelta(t, alpha, err, 1e-12)
+
+	// A step's looks: a comparison only at a look that reaches a new
+	// horizon, one for two horizons passed at once, and the rest at the cap.
+	var b BaselineSpending
+	var levels []float64
+	for _, h := range []float64{5, 10, 12, 17, 25} {
+		levels = append(levels, b.Look(h, 10, 30))
+	}
+	assert.InDeltaSlice(t, []float64{0, 1 - spent[1], 0, 1 - (spent[2] - spent[1]), 1 - (spent[3] - spent[2])}, levels, 1e-12)
+	assert.InDelta(t, 1-(alpha-spent[3]), b.Rest(), 1e-12)
+	var jump BaselineSpending
+	assert.InDelta(t, 1-spent[2], jump.Look(17, 10, 30), 1e-12)
+	assert.InDelta(t, CIConfidence, (&BaselineSpending{}).Rest(), 1e-12, "no look reached a horizon: a fixed interval at the cap")
 }
 
 // A comparison that decided (each check within its tolerance, or one a
