@@ -236,3 +236,29 @@ func TestACancelledAlternatingRunKeepsItsBlocks(t *testing.T) {
 		assert.GreaterOrEqual(t, len(rep.Versus.Steps[0].Blocks), 2, "the base's turns 1 and 2 ran")
 	})
 }
+
+// A window that is not a multiple of the block runs as an even number of
+// whole-second blocks, the longer first (30 s: 8, 8, 7 and 7 s), each the
+// same length on both sides, and merges back into a 30 s step a side.
+func TestAnAlternatingWindowRunsAsAnEvenNumberOfBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := gatePlan(t, vllmsim.Config{})
+		p.Versus, p.VersusMode = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b"}), VersusAlternate
+		rep, err := Measure(context.Background(), p)
+		require.NoError(t, err)
+		assert.Equal(t, []float64{8, 8, 7, 7}, rep.Versus.BlocksS)
+		for _, st := range []report.StepReport{rep.Steps[0], rep.Versus.Steps[0]} {
+			windows := make([]float64, 4)
+			require.Len(t, st.Blocks, 4)
+			for _, b := range st.Blocks {
+				windows[b.Block] = b.WindowS
+			}
+			assert.Equal(t, []float64{8, 8, 7, 7}, windows)
+			assert.Equal(t, 30.0, st.DurationS)
+		}
+		require.NotEmpty(t, rep.Steps[0].Versus)
+		for _, c := range rep.Steps[0].Versus {
+			require.NotNil(t, c.RatioCI95, c.Metric)
+		}
+	})
+}
