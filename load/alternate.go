@@ -26,7 +26,7 @@ func (p *Plan) versusBlocks() []time.Duration {
 // that cut into an even number of blocks (arrival.ABBAWindow); d itself
 // for any other plan. Advice that names a --duration rounds through it.
 func (p *Plan) WholeBlocks(d time.Duration) time.Duration {
-	if p.Versus == nil || p.VersusMode != VersusAlternate {
+	if p.VersusMode != VersusAlternate {
 		return d
 	}
 	return arrival.ABBAWindow(d, p.versusBlock())

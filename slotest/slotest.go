@@ -179,7 +179,7 @@ func shorten(cfg *config) {
 	if need := minStepDuration(cfg); need > d {
 		d = min(need, cfg.Duration)
 	}
-	cfg.Duration = d
+	cfg.Duration = cfg.WholeBlocks(d) // alternating side by side runs whole-second blocks
 	cfg.Warmup /= ShortDivisor
 }
 
@@ -235,6 +235,9 @@ func fitBudget(left time.Duration, cfg *config) (shortened bool, err error) {
 			steps, cfg.Duration, cfg.Warmup, drain, left.Round(time.Second))
 	}
 	cfg.Duration = time.Duration(float64(cfg.Duration) * scale)
+	if cfg.VersusMode == load.VersusAlternate { // whole-second blocks: rounded down
+		cfg.Duration = cfg.WholeBlocks(max(cfg.Duration.Truncate(time.Second), 2*time.Second))
+	}
 	cfg.Warmup = time.Duration(float64(cfg.Warmup) * scale)
 	cfg.DrainTimeout = time.Duration(float64(drain) * scale)
 	return true, nil

@@ -176,6 +176,29 @@ func TestShortKeepsEnoughSamples(t *testing.T) {
 	assert.Equal(t, 60*time.Second, cfg.Duration, "never longer than asked")
 }
 
+// Alternating side by side, a shortened step is still whole-second blocks
+// (a quarter of 30 s is 7.5 s: 8 s, two blocks of 4 s), under -short and
+// to fit a deadline alike, and the plan built from it is valid.
+func TestShortenedAlternatingStepsAreWholeSeconds(t *testing.T) {
+	opts := []Option{WithVersus("sim"), WithVersusMode(load.VersusAlternate), WithRates(50),
+		WithDuration(30 * time.Second), WithWarmup(4 * time.Second), WithSLO("ttft.p90<=1s")}
+	cfg := newConfig(opts...)
+	shorten(&cfg)
+	assert.Equal(t, 8*time.Second, cfg.Duration)
+	plan, err := cfg.build()
+	require.NoError(t, err)
+	require.NoError(t, plan.Validate())
+
+	cfg = newConfig(opts...)
+	shortened, err := fitBudget(time.Minute, &cfg)
+	require.NoError(t, err)
+	assert.True(t, shortened)
+	assert.Zero(t, cfg.Duration%time.Second, "%v", cfg.Duration)
+	plan, err = cfg.build()
+	require.NoError(t, err)
+	require.NoError(t, plan.Validate())
+}
+
 func TestURLTargetClipsToTheServersContextLength(t *testing.T) {
 	srv := simtest.Start(t, vllmsim.Config{ProfileName: "instant", MaxModelLen: 2048})
 	rep, err := measureRun(t, WithTarget(srv.URL), WithFixture("fixed:4000:100"), WithRates(20),
