@@ -15,9 +15,9 @@ import (
 // versusBlock is the plan's longest alternating block, or the default.
 func (p *Plan) versusBlock() time.Duration { return cmp.Or(p.VersusBlock, DefaultVersusBlock) }
 
-// versusBlocks are an alternating step's blocks, each one's measured
+// VersusBlocks are an alternating step's blocks, each one's measured
 // length (arrival.ABBABlocks): nil when the window cannot be cut so.
-func (p *Plan) versusBlocks() []time.Duration {
+func (p *Plan) VersusBlocks() []time.Duration {
 	return arrival.ABBABlocks(p.Duration, p.versusBlock())
 }
 
@@ -41,7 +41,7 @@ func (p *Plan) checkAlternate() error {
 	switch {
 	case b < time.Second || b%time.Second != 0:
 		return &SettingError{Field: "VersusBlock", Value: b.String(), Problem: "want whole seconds"}
-	case p.versusBlocks() == nil:
+	case p.VersusBlocks() == nil:
 		return &SettingError{Field: "Duration", Value: p.Duration.String(), Problem: fmt.Sprintf("alternates in an even number of blocks of whole seconds, at most %v each: want whole seconds, at least two, and with 1 s blocks an even number", b)}
 	case p.Arrival.Kind == arrival.Trace:
 		return &SettingError{Field: "Arrival", Value: p.Arrival.String(), Problem: "replays the trace's own times from its start: every alternating block would replay its first seconds; use a rate-driven arrival process"}
@@ -69,7 +69,7 @@ func (m *Measurement) alternateStep(ctx context.Context, rate float64) (*report.
 		p.Progress = m.plan.Progress // the base's blocks shown too
 		plans[i] = p
 	}
-	lengths := m.plan.versusBlocks()
+	lengths := m.plan.VersusBlocks()
 	n := len(lengths)
 	sideName := [2]string{"this side", "the base"}
 	var blocks [2][]*report.StepReport

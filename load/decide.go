@@ -29,19 +29,18 @@ type decider struct {
 	done    chan struct{}
 	quit    chan struct{}
 	record  report.UntilDecided
-	// settled is the last baseline look's comparison when it lay within
-	// the tolerance (verdict.Settled).
-	settled []report.BaselineCheck
-	// spending is what the baseline looks spent; settledLevel is settled's
-	// confidence.
-	spending     verdict.BaselineSpending
+	// settled is the last baseline look's comparison when it decided
+	// (verdict.Settled), and settledLevel its confidence; spending is what
+	// the baseline looks spent.
+	settled      []report.BaselineCheck
 	settledLevel float64
-	// pair, when set, joins this decider to the other side's of a step
-	// run side by side (pairedLooks); base says this is the base's side,
-	// which never looks on its own.
-	pair *pairedLooks
-	base bool
+	spending     verdict.BaselineSpending
 }
+
+// pair joins this decider to the other side's of a step run side by side
+// (pairedLooks), or is nil; base says this is the base's side, which
+// never looks on its own.
+func (d *decider) pair() (pl *pairedLooks, base bool) { return d.f.p.paired, d.f.p.pairedBase }
 
 // newDecider returns the decider of a step of planned measured requests,
 // or nil when the step runs to its end: the plan's steps are not run until
@@ -61,8 +60,10 @@ func (f *stepFrame) newDecider(planned int) *decider {
 		record: report.UntilDecided{MinS: p.minDuration().Seconds(), CapS: p.Duration.Seconds()},
 	}
 	if p.paired != nil {
-		d.pair, d.base, d.stop = p.paired, p.pairedBase, p.paired.stop
-		d.pair.join(d)
+		d.stop = p.paired.stop // one stop ends both sides
+	}
+	if p.pairedBase {
+		p.paired.join(d)
 	}
 	return d
 }
@@ -90,7 +91,7 @@ func (d *decider) start(ctx context.Context) {
 	if d == nil {
 		return
 	}
-	if d.base {
+	if _, base := d.pair(); base {
 		close(d.done) // the other side looks at both, and stops both
 		return
 	}
@@ -110,7 +111,7 @@ func (d *decider) start(ctx context.Context) {
 			}
 			elapsed := at.Sub(d.f.measureFrom).Seconds()
 			if d.look(elapsed) {
-				d.pair.decided(d.record)
+				d.f.p.paired.decided(d.record.AtS)
 				close(d.stop)
 				return
 			}
@@ -126,9 +127,9 @@ func (d *decider) look(elapsedS float64) bool {
 	level := d.spending.Look(s.DurationS, d.record.MinS, p.Duration.Seconds()) // 0: no comparison now
 	c := d.criteria(level)
 	baseOpen := ""
-	if d.pair != nil {
-		c.Baseline, baseOpen = d.pair.baseLook(elapsedS)
-		c.BaselineTolerance, c.BaselinePaired, c.BaselineIsBase = d.pair.tolerance, true, true
+	if pl, _ := d.pair(); pl != nil {
+		c.Baseline, baseOpen = pl.baseLook(elapsedS)
+		c.BaselineTolerance, c.BaselinePaired, c.BaselineIsBase = pl.tolerance, true, true
 	}
 	dec := verdict.JudgeLook(&s, ev, c)
 	if level > 0 {
@@ -192,13 +193,14 @@ func (d *decider) finish() *report.UntilDecided {
 	}
 	close(d.quit)
 	<-d.done
-	if d.base {
-		d.record = d.pair.baseRecord()
+	pl, base := d.pair()
+	if base {
+		d.record = pl.baseRecord()
 	}
 	if !d.record.Decided {
 		d.record.Why = fmt.Sprintf("not decided by the cap (%s), judged on the full window: %s", fmtSeconds(d.record.CapS), d.record.Why)
 	}
-	if compares := d.f.p.judge.Baseline != nil || (d.pair != nil && !d.base); compares && d.decidedOn() != nil {
+	if compares := d.f.p.judge.Baseline != nil || (pl != nil && !base); compares && d.decidedOn() != nil {
 		d.record.BaselineConfidence = d.settledLevel
 	} else if compares {
 		d.record.BaselineConfidence = d.spending.Rest() // what the looks left

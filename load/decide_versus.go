@@ -25,11 +25,8 @@ type pairedLooks struct {
 	record report.UntilDecided
 }
 
-// join registers a side's decider; only the base's is kept.
+// join registers the base side's decider.
 func (pl *pairedLooks) join(d *decider) {
-	if !d.base {
-		return
-	}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	pl.base, pl.record = d, d.record
@@ -47,9 +44,8 @@ func (pl *pairedLooks) baseLook(elapsedS float64) (*report.Report, string) {
 		return nil, "the base side's step has not started"
 	}
 	s, ev, n := b.summaryAt(elapsedS)
-	c := b.criteria(0)
-	look := verdict.JudgeLook(&s, ev, c)
-	verdict.Judge(&s, ev, c).Apply(&s) // the base's SLO results, which the comparison reads
+	look := verdict.JudgeLook(&s, ev, b.criteria(0))
+	look.Apply(&s) // the base's SLO results, which the comparison reads
 	pl.mu.Lock()
 	pl.record.SLOs = look.SLOs
 	pl.record.Looks = append(pl.record.Looks, report.Look{AtS: elapsedS, Requests: n, Bounds: look.Bounds})
@@ -61,15 +57,16 @@ func (pl *pairedLooks) baseLook(elapsedS float64) (*report.Report, string) {
 	return &report.Report{Steps: []report.StepReport{s}}, open
 }
 
-// decided notes the decision of this side that stopped both.
-func (pl *pairedLooks) decided(r report.UntilDecided) {
+// decided notes that this side's step was decided atS seconds into the
+// window, which stopped both.
+func (pl *pairedLooks) decided(atS float64) {
 	if pl == nil {
 		return
 	}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	pl.record.Decided, pl.record.AtS = true, r.AtS
-	pl.record.Why = fmt.Sprintf("stopped at %s with the side compared with it, whose step was decided", fmtSeconds(r.AtS))
+	pl.record.Decided, pl.record.AtS = true, atS
+	pl.record.Why = fmt.Sprintf("stopped at %s with the side compared with it, whose step was decided", fmtSeconds(atS))
 }
 
 // baseRecord is the base's record once its step has ended.

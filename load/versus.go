@@ -109,7 +109,7 @@ func (m *Measurement) openVersus(ctx context.Context, base Plan, tolerance float
 	m.versus = b
 	m.report.Versus = &report.Versus{Mode: cmp.Or(m.plan.VersusMode, VersusTogether), Target: b.endpoint.Info(), Tolerance: tolerance}
 	if m.report.Versus.Mode == VersusAlternate {
-		for _, b := range m.plan.versusBlocks() {
+		for _, b := range m.plan.VersusBlocks() {
 			m.report.Versus.BlocksS = append(m.report.Versus.BlocksS, b.Seconds())
 		}
 		m.report.Versus.TransientS = m.plan.Warmup.Seconds()

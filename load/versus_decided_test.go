@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"testing"
 	"testing/synctest"
 
@@ -50,6 +51,10 @@ func TestSideBySideStopsBothSidesWhenDecided(t *testing.T) {
 			for _, v := range own.Versus {
 				require.NotNil(t, v.RatioCI95, v.Metric)
 			}
+			// Decided on a baseline look's comparison, at that look's share
+			// of the 5%: one of the first three horizons' (10, 16.7, 23.3 s).
+			assert.Contains(t, lookLevels(), roundLevel(own.UntilDecided.BaselineConfidence), "×%g", c.scale)
+			assert.Zero(t, base.UntilDecided.BaselineConfidence, "the base compares with nothing")
 		}
 	})
 }
@@ -74,5 +79,25 @@ func TestSideBySideWaitsOnTheBasesHazard(t *testing.T) {
 		assert.Equal(t, 30.0, own.DurationS)
 		assert.Equal(t, report.VerdictInvalid, base.Verdict)
 		assert.Equal(t, report.VerdictInvalid, own.Verdict)
+		// Not decided: the cap's comparison spends what the looks left.
+		var rests []float64
+		for k := range verdict.BaselineLooks {
+			rests = append(rests, roundLevel(verdict.CIConfidence+verdict.BaselineSpent(k, 10, 30)))
+		}
+		assert.Contains(t, rests, roundLevel(own.UntilDecided.BaselineConfidence))
 	})
 }
+
+// lookLevels are the confidences the looks of a 30 s step with a 10 s floor
+// compare at when each reaches its horizon in turn, or several at once.
+func lookLevels() []float64 {
+	var out []float64
+	for from := range verdict.BaselineLooks - 1 {
+		for to := from + 1; to < verdict.BaselineLooks; to++ {
+			out = append(out, roundLevel(1-(verdict.BaselineSpent(to, 10, 30)-verdict.BaselineSpent(from, 10, 30))))
+		}
+	}
+	return out
+}
+
+func roundLevel(c float64) float64 { return math.Round(c*1e9) / 1e9 }

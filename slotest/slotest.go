@@ -226,6 +226,12 @@ func fitBudget(left time.Duration, cfg *config) (shortened bool, err error) {
 	budget := time.Duration(float64(left)*0.8) - 10*time.Second
 	drain := cfg.DrainBound()
 	per := cfg.Warmup + cfg.Duration + drain
+	if cfg.VersusMode == load.VersusAlternate {
+		// Each side runs every block after its own warm-up, and drains it,
+		// one server at a time; fewer blocks once scaled take less.
+		n := time.Duration(max(len(cfg.VersusBlocks()), 2))
+		per = 2 * (cfg.Duration + n*(cfg.Warmup+drain))
+	}
 	if per*time.Duration(steps) <= budget {
 		return false, nil
 	}

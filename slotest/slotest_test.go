@@ -190,10 +190,14 @@ func TestShortenedAlternatingStepsAreWholeSeconds(t *testing.T) {
 	require.NoError(t, plan.Validate())
 
 	cfg = newConfig(opts...)
-	shortened, err := fitBudget(time.Minute, &cfg)
+	shortened, err := fitBudget(2*time.Minute, &cfg)
 	require.NoError(t, err)
 	assert.True(t, shortened)
 	assert.Zero(t, cfg.Duration%time.Second, "%v", cfg.Duration)
+	// Alternating, a step takes both sides' blocks, each after its warm-up
+	// and drained: that, not one window, fits in 80% of two minutes less 10 s.
+	n := time.Duration(len(cfg.VersusBlocks()))
+	assert.LessOrEqual(t, 2*(cfg.Duration+n*(cfg.Warmup+cfg.DrainBound())), 86*time.Second, "%v in %d blocks", cfg.Duration, n)
 	plan, err = cfg.build()
 	require.NoError(t, err)
 	require.NoError(t, plan.Validate())

@@ -38,16 +38,12 @@ func AchievedInWords(s *report.StepReport) string {
 		return fmt.Sprintf("%.2f %s achieved%s", s.RateAchieved, s.RateUnit(), asked)
 	}
 	window := fmt.Sprintf("the %g s window", math.Round(s.DurationS*10)/10) // a window cut when decided is not whole seconds
-	if n := len(s.Blocks); n > 0 {
-		lo, hi := s.Blocks[0].WindowS, s.Blocks[0].WindowS
-		for _, b := range s.Blocks {
-			lo, hi = min(lo, b.WindowS), max(hi, b.WindowS)
+	if len(s.Blocks) > 0 {
+		secs := make([]float64, len(s.Blocks))
+		for _, b := range s.Blocks { // a side's blocks, by their place in the step
+			secs[min(b.Block, len(secs)-1)] = b.WindowS
 		}
-		lengths := fmt.Sprintf("%g s", lo)
-		if hi > lo {
-			lengths = fmt.Sprintf("%g to %g s", lo, hi)
-		}
-		window += fmt.Sprintf(" (%d alternating blocks of %s, each after its own warm-up)", n, lengths)
+		window += " (alternating, " + blockWords(secs) + ", each after its own warm-up)"
 	}
 	return fmt.Sprintf("%.2f %s achieved%s: %s %d of the %d %s due in %s",
 		s.RateAchieved, s.RateUnit(), asked, verb, sent, due, what, window)

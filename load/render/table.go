@@ -379,9 +379,10 @@ func targetWords(t report.TargetInfo) string {
 	return t.Kind + " " + t.URL
 }
 
-// blockWords names an alternating step's blocks: "4 blocks a side of 10s",
-// or "4 blocks a side (8, 8, 7 and 7s)" when whole seconds left them
-// unequal.
+// blockWords names an alternating step's blocks, in order: "4 blocks a
+// side of 10s", or "4 blocks a side of 8, 8, 7 and 7s" when whole seconds
+// left them unequal. The run's header and each step's rate note say it
+// alike.
 func blockWords(secs []float64) string {
 	if len(secs) == 0 {
 		return "blocks"
@@ -393,5 +394,5 @@ func blockWords(secs []float64) string {
 	for i, s := range secs {
 		words[i] = fmt.Sprintf("%g", s)
 	}
-	return fmt.Sprintf("%d blocks a side (%s and %ss)", len(secs), strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
+	return fmt.Sprintf("%d blocks a side of %s and %ss", len(secs), strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }

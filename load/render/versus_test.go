@@ -57,7 +57,7 @@ func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
 	r := &report.Report{Verdict: report.VerdictPass, Steps: []report.StepReport{own},
 		Versus: &report.Versus{Mode: report.VersusAlternate, Target: report.TargetInfo{Kind: "sim"}, BlocksS: []float64{8, 8, 7, 7}, TransientS: 5,
 			Tolerance: 0.05, Steps: []report.StepReport{own}, Verdict: report.VerdictPass}}
-	const how = "the same requests in 4 blocks a side (8, 8, 7 and 7s), in ABBA order, each after 5s left out of both"
+	const how = "the same requests in 4 blocks a side of 8, 8, 7 and 7s, in ABBA order, each after 5s left out of both"
 	var b bytes.Buffer
 	WriteSummary(&b, r)
 	assert.Contains(t, b.String(), "side by side (alternate) with the base sim: "+how)
@@ -67,5 +67,5 @@ func TestAlternatingRunSaysHowItSharedTheLoad(t *testing.T) {
 	assert.Contains(t, b.String(), "(alternate: "+how)
 	assert.Contains(t, b.String(), "Against the base side (side by side: "+how)
 	assert.NotContains(t, b.String(), "at the same moments")
-	assert.Contains(t, b.String(), "sent 180 of the 180 requests due in the 30 s window (4 alternating blocks of 7 to 8 s, each after its own warm-up)")
+	assert.Contains(t, b.String(), "sent 180 of the 180 requests due in the 30 s window (alternating, 4 blocks a side of 8, 8, 7 and 7s, each after its own warm-up)")
 }

@@ -207,7 +207,14 @@ type LookVerdict struct {
 	// Baseline is the comparison a baseline look made (nil at other
 	// looks).
 	Baseline []report.BaselineCheck
+
+	judgement Judgement
 }
+
+// Apply writes the look's judgement (its SLO results, hazards, verdict)
+// into s, the step it judged: a base side's cohort, which this side's
+// comparison then reads.
+func (d LookVerdict) Apply(s *report.StepReport) { d.judgement.Apply(s) }
 
 // JudgeLook judges a step in progress (the cohort of its first requests,
 // all finished; see observe.Cohort) on c, which must be Sequential, and
@@ -225,7 +232,7 @@ type LookVerdict struct {
 //     hides the finding the full window would show.
 func JudgeLook(s *report.StepReport, ev observe.Evidence, c Criteria) LookVerdict {
 	j := Judge(s, ev, c)
-	d := LookVerdict{}
+	d := LookVerdict{judgement: j}
 	if c.Sequential.BaselineLevel > 0 {
 		d.Baseline = j.Baseline
 	}
