@@ -1,8 +1,6 @@
 package load
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmslo/llmslo/fixtures"
 	"github.com/llmslo/llmslo/load/report"
 	"github.com/llmslo/llmslo/load/verdict"
 )
@@ -48,13 +45,18 @@ func BaselineMissing(err error) bool {
 }
 
 // RecordBaseline writes the run's report as the baseline at path, refusing
-// one that was cut short or cannot be trusted.
+// one that was cut short, cannot be trusted, or has a step stopped when
+// decided: a comparison uses only the seconds both windows measured, so
+// every gate compared with such a step would compare that much and lose
+// power (docs/baselines.md). A recording runs whole windows.
 func RecordBaseline(r *report.Report, path string) error {
 	switch {
 	case r.Partial:
 		return fmt.Errorf("not recording a baseline from a run cut short (%s)", r.Reason)
 	case r.Verdict == report.VerdictInvalid:
 		return errors.New("not recording a baseline from a measurement that cannot be trusted; see the hazards")
+	case r.StoppedWhenDecided() != nil:
+		return fmt.Errorf("not recording a baseline from %s; record it without until-decided", stoppedEarly(r.StoppedWhenDecided()))
 	}
 	if err := r.WriteJSON(path); err != nil {
 		return fmt.Errorf("record baseline: %w", err)
@@ -75,7 +77,7 @@ var ErrBaselineUnchecked = errors.New("cannot check the baseline against this ru
 // runInfo is what the plan sends, as a report records it.
 func (p *Plan) runInfo() *report.RunInfo {
 	return &report.RunInfo{Arrival: p.Arrival.String(), Steps: p.stepNames(), API: string(p.API),
-		DurationS: p.Duration.Seconds(), WarmupS: p.Warmup.Seconds(), FixtureSHA256: fixtureHash(p.Fixture)}
+		DurationS: p.Duration.Seconds(), WarmupS: p.Warmup.Seconds(), FixtureSHA256: p.Fixture.ContentSHA256()}
 }
 
 // stepNames are the names of the plan's steps, in order.
@@ -85,26 +87,6 @@ func (p *Plan) stepNames() []string {
 		names = append(names, stepName(p.Arrival, r))
 	}
 	return names
-}
-
-// fixtureHash is the SHA-256 of the fixture's content: what the requests
-// are made of, not its name or where it was read from.
-func fixtureHash(fx *fixtures.Fixture) string {
-	if fx == nil {
-		return ""
-	}
-	h := sha256.New()
-	content := struct {
-		Inputs, Outputs []int
-		Offsets         []time.Duration
-		BlockSize       int
-		Blocks          [][]uint64
-		Sessions        []*fixtures.Session
-	}{fx.Inputs, fx.Outputs, fx.Offsets, fx.BlockSize, fx.Blocks, fx.Sessions}
-	if err := json.NewEncoder(h).Encode(content); err != nil {
-		return "" // plain data always encodes
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // checkBaseline refuses a baseline recorded with another workload, before
@@ -119,6 +101,9 @@ func (p *Plan) checkBaseline() error {
 	if b.Run == nil || b.Fixture == nil {
 		return fmt.Errorf("%w: it was recorded before llmslo recorded a run's arrival, steps, API, duration, warm-up and fixture content; record it again",
 			ErrBaselineUnchecked)
+	}
+	if st := b.StoppedWhenDecided(); st != nil {
+		return fmt.Errorf("%w: the baseline has %s; record it again (a recording runs whole windows)", ErrBaselineMismatch, stoppedEarly(st))
 	}
 	run := p.runInfo()
 	var diffs []string
@@ -147,6 +132,13 @@ func checkBaselineModel(b *report.Report, model string) error {
 		return nil
 	}
 	return mismatch([]string{fmt.Sprintf("the baseline was recorded with model %s, this run uses %s", b.Target.Model, model)})
+}
+
+// stoppedEarly names a step stopped when decided, and what that costs a
+// comparison with it.
+func stoppedEarly(st *report.StepReport) string {
+	u := st.UntilDecided
+	return fmt.Sprintf("step %s, stopped when decided at %.0f s of its %.0f s cap: a gate compared with it would compare only those seconds", st.Name, u.AtS, u.CapS)
 }
 
 func mismatch(diffs []string) error {

@@ -41,6 +41,13 @@ func TestRecordBaselineRefusesRunsThatCannotBeTrusted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "b.json")
 	assert.ErrorContains(t, RecordBaseline(&report.Report{Partial: true, Reason: "interrupt"}, path), "cut short")
 	assert.ErrorContains(t, RecordBaseline(&report.Report{Verdict: report.VerdictInvalid}, path), "cannot be trusted")
+	decided := &report.Report{Steps: []report.StepReport{{Name: "rate=6", DurationS: 23,
+		UntilDecided: &report.UntilDecided{CapS: 30, Decided: true, AtS: 23}}}}
+	assert.ErrorContains(t, RecordBaseline(decided, path),
+		"step rate=6, stopped when decided at 23 s of its 30 s cap: a gate compared with it would compare only those seconds; record it without until-decided")
+	assert.NoFileExists(t, path, "nothing refused is written")
+	decided.Steps[0].UntilDecided.Decided, decided.Steps[0].DurationS = false, 30
+	require.NoError(t, RecordBaseline(decided, path), "a step run until decided that reached its cap measured its whole window")
 	require.NoError(t, RecordBaseline(&report.Report{Verdict: report.VerdictFail}, path))
 	back, err := ReadBaseline(path)
 	require.NoError(t, err)
@@ -104,6 +111,12 @@ func TestBaselineOfAnotherWorkloadIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"API", func(p *Plan) { p.API = workload.APIChat }, []string{"API completions, this run uses chat"}},
 		{"duration", func(p *Plan) { p.Duration = 2 * time.Second }, []string{"duration 500ms, this run uses 2s"}},
 		{"warm-up", func(p *Plan) { p.Warmup = 0 }, []string{"warm-up 100ms, this run uses 0s"}},
+		{"stopped when decided", func(p *Plan) {
+			early := *recorded
+			early.Steps = []report.StepReport{recorded.Steps[0]}
+			early.Steps[0].UntilDecided = &report.UntilDecided{CapS: 0.5, Decided: true, AtS: 0.3}
+			p.Baseline = &early
+		}, []string{"the baseline has step rate=10, stopped when decided", "record it again (a recording runs whole windows)"}},
 		{"model", func(p *Plan) {
 			other := *recorded
 			other.Target.Model = "llama"

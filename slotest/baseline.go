@@ -28,7 +28,9 @@ func Updating() bool { return *updateBaselines || os.Getenv(EnvUpdateBaselines) 
 // at path (testdata/NAME.json by convention), failing a step whose gated
 // latency percentiles regressed by more than tolerance (a fraction; zero
 // means DefaultBaselineTolerance). Under -slotest.update, or with
-// SLOTEST_UPDATE=1, the run's report is written to path instead.
+// SLOTEST_UPDATE=1, the run's report is written to path instead, each
+// step measured over its whole window even WithUntilDecided (a comparison
+// uses only the seconds both windows measured).
 func WithBaseline(path string, tolerance float64) Option {
 	if tolerance <= 0 {
 		tolerance = DefaultBaselineTolerance

@@ -26,14 +26,16 @@ func TestBaselineCatchesASlowerServer(t *testing.T) {
 			WithArrival("constant"), WithDuration(2 * time.Second), WithWarmup(0), WithSLO("ttft.p50<=10s"),
 			WithThresholds(clientQuiet)}, extra...)
 	}
-	// Record on an instant server.
+	// Record on an instant server: a recording runs whole windows, even
+	// with the gate's WithUntilDecided.
 	t.Run("record", func(t *testing.T) {
 		t.Setenv(EnvUpdateBaselines, "1")
-		Run(t, opts("instant", WithBaseline(path, 0))...)
+		Run(t, opts("instant", WithBaseline(path, 0), WithUntilDecided())...)
 	})
 	base, err := load.ReadBaseline(path)
 	require.NoError(t, err)
 	require.Len(t, base.Steps, 1)
+	assert.Nil(t, base.Steps[0].UntilDecided, "recorded without looks: its whole window")
 
 	// The modelled H100 is far slower than instant: a regression, and the
 	// step fails although its SLO holds.

@@ -106,7 +106,7 @@ var (
 	parallel     = flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
 	refusals     = flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
 	firstSeed    = flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
-	untilDecided = flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (the baseline recordings too)")
+	untilDecided = flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (a baseline recording runs its whole window, as llmslo records one)")
 	minDuration  = flag.Duration("min-duration", 0, "with -until-decided, the floor of a step (0: the default, "+load.DefaultMinDuration.String()+")")
 )
 
@@ -176,10 +176,14 @@ func run(ctx context.Context, trials int, factors []float64, tolerance float64, 
 	}
 	slots := make(chan struct{}, max(parallel, 1))
 	g.tolerance = tolerance
+	// Every gate here has a baseline but the recording, which runs its
+	// whole window as llmslo records one (load.RecordBaseline).
 	gateIn := func(factor float64, seed int64, base *report.Report) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()
-		return g.run(ctx, g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}), seed, base)
+		spec := g
+		spec.untilDecided = spec.untilDecided && base != nil
+		return spec.run(ctx, g.sim(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor}), seed, base)
 	}
 	var mu sync.Mutex // guards rows and the first error
 	var firstErr error

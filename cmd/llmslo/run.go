@@ -148,7 +148,7 @@ func (f *runFlags) plan(stderr io.Writer) (load.Plan, error) {
 	if err := f.targetConfig(&c, notes); err != nil {
 		return c, err
 	}
-	if err := f.baselineConfig(&c); err != nil {
+	if err := f.baselineConfig(&c, notes); err != nil {
 		return c, err
 	}
 	arr, err := arrival.Parse(f.arrival)
@@ -233,11 +233,19 @@ func (f *runFlags) targetConfig(c *load.Plan, notes io.Writer) error {
 }
 
 // baselineConfig checks the baseline flags and reads the baseline to
-// compare with.
-func (f *runFlags) baselineConfig(c *load.Plan) error {
+// compare with. A recording runs whole windows (load.RecordBaseline), so
+// --until-decided is left to the runs compared with it, and notes (nil
+// under --quiet) is told so.
+func (f *runFlags) baselineConfig(c *load.Plan, notes io.Writer) error {
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return errors.New("--update-baseline needs --baseline FILE")
+	}
+	if f.updateBaseline && c.UntilDecided {
+		c.UntilDecided, c.MinDuration = false, 0
+		if notes != nil {
+			fmt.Fprintf(notes, "recording a baseline: each step runs its whole --duration %v (--until-decided stops the runs compared with it)\n", c.Duration)
+		}
 	}
 	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {

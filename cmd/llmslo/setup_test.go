@@ -327,3 +327,33 @@ func TestAVLLMBasesOwnFlagsAreChecked(t *testing.T) {
 	assert.Contains(t, stderr, "--versus-vllm-args")
 	assert.Contains(t, stderr, "--model is set by this package")
 }
+
+// Recording a baseline runs whole windows, --until-decided or not, and
+// says so: a gate compared with a step stopped early would compare only
+// its seconds (load.RecordBaseline refuses one).
+func TestRecordingABaselineRunsWholeWindows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "base.json")
+	for _, update := range []bool{true, false} {
+		fs := flagSetFor(t)
+		var f runFlags
+		f.register(fs)
+		f.registerBaseline(fs)
+		args := []string{"--fixture", "azure-conv-2023", "--rates", "6", "--duration", "30s", "--until-decided", "--min-duration", "5s"}
+		if update {
+			args = append(args, "--baseline", path, "--update-baseline")
+		}
+		require.NoError(t, fs.Parse(args))
+		var stderr strings.Builder
+		plan, err := f.plan(&stderr)
+		require.NoError(t, err)
+		if update {
+			assert.False(t, plan.UntilDecided, "the recording runs its whole --duration")
+			assert.Zero(t, plan.MinDuration)
+			assert.Contains(t, stderr.String(), "recording a baseline: each step runs its whole --duration 30s (--until-decided stops the runs compared with it)")
+			continue
+		}
+		assert.True(t, plan.UntilDecided, "a gate without a recording stops when decided")
+		assert.Equal(t, 5*time.Second, plan.MinDuration)
+		assert.NotContains(t, stderr.String(), "recording a baseline")
+	}
+}

@@ -41,3 +41,14 @@ type Bounds struct {
 	Lo *float64 `json:"lo,omitempty"`
 	Hi *float64 `json:"hi,omitempty"`
 }
+
+// StoppedWhenDecided is r's first step that a look stopped before its
+// cap, or nil when every step measured its whole window.
+func (r *Report) StoppedWhenDecided() *StepReport {
+	for i := range r.Steps {
+		if u := r.Steps[i].UntilDecided; u != nil && u.Decided {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}
