@@ -14,7 +14,7 @@ import (
 func (f *runFlags) registerBaseline(fs *flag.FlagSet) {
 	fs.StringVar(&f.baseline, "baseline", "", "compare each step with the same step of this recorded report; a gated percentile slower by more than --baseline-tolerance fails")
 	fs.Float64Var(&f.baselineTolerance, "baseline-tolerance", load.DefaultBaselineTolerance, "slowdown allowed against the baseline, as a fraction")
-	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it")
+	fs.BoolVar(&f.updateBaseline, "update-baseline", false, "record this run as the --baseline file instead of comparing with it (each step runs its whole --duration, --until-decided or not)")
 }
 
 // baselineConfig checks the baseline flags and reads the baseline to
