@@ -303,59 +303,6 @@ func (r *Report) WriteJSON(path string) error {
 	return nil
 }
 
-// Capacity is what a sweep found. PassRate is the highest rate whose step
-// passed (0 when none did); FailRate the lowest rate that failed (0 when
-// none did). The knee lies in [PassRate, FailRate]: that bracket is its
-// interval, and Precision the relative width the sweep refined it to.
-// Binding says what binds at FailRate; Curve is every step's rate and
-// gated percentiles, in rate order.
-type Capacity struct {
-	PassRate  float64      `json:"pass_rps"`
-	FailRate  float64      `json:"fail_rps,omitempty"`
-	Precision float64      `json:"precision,omitempty"`
-	Binding   *Binding     `json:"binding,omitempty"`
-	Curve     []CurvePoint `json:"curve,omitempty"`
-	// Variant is the server flags this sweep ran with, in a variant sweep.
-	Variant string `json:"variant,omitempty"`
-}
-
-// CurvePoint is one step of a sweep on the latency-against-rate curve.
-type CurvePoint struct {
-	Rate      float64 `json:"rate"`
-	TTFTP95Ms float64 `json:"ttft_p95_ms"`
-	ITLP99Ms  float64 `json:"itl_p99_ms"`
-	Verdict   Verdict `json:"verdict"`
-}
-
-// Binding is what limits a server at its knee, the evidence for it, and
-// the setting to change (verdict.Binding).
-type Binding struct {
-	Kind     string             `json:"kind"`
-	Evidence string             `json:"evidence"`
-	Flag     string             `json:"flag"`
-	Figures  map[string]float64 `json:"figures,omitempty"`
-}
-
-// BaselineCheck compares one gated percentile with the same step of a
-// recorded run. Ratio is observed/baseline; RatioCI95 its interval, which
-// carries both runs' sampling error (docs/baselines.md). It regressed when
-// the whole interval lies above 1+Tolerance: a regression is called only
-// when the data say so. Paired says both runs sent the same requests on the
-// same schedule: the same seed, fixture, arrival, steps, API, duration and
-// warm-up, each checked before the run started.
-type BaselineCheck struct {
-	Metric     string      `json:"metric"`
-	Percentile float64     `json:"percentile"`
-	BaselineMs float64     `json:"baseline_ms"`
-	ObservedMs float64     `json:"observed_ms"`
-	CI95Ms     *[2]float64 `json:"ci95_ms,omitempty"`
-	Ratio      float64     `json:"ratio"`
-	RatioCI95  *[2]float64 `json:"ratio_ci95,omitempty"`
-	Paired     bool        `json:"paired"`
-	Tolerance  float64     `json:"tolerance"`
-	Regressed  bool        `json:"regressed"`
-}
-
 // ClientStats says how busy the load generator itself was during a step:
 // a saturated client delays sends and inflates every latency it measures.
 type ClientStats struct {
@@ -419,25 +366,6 @@ func (s *StepReport) ErrorRate() float64 {
 		return 0
 	}
 	return float64(s.Requests.Unserved()) / float64(judged)
-}
-
-// PromptCache is what the server said, request by request, about its
-// prefix cache: Requests reported cached_tokens, CachedTokens of their
-// PromptTokens came from the cache. Unlike the server's counters it counts
-// each request once, at its first scheduling, whatever preemptions follow.
-type PromptCache struct {
-	Requests     int   `json:"requests"`
-	CachedTokens int64 `json:"cached_tokens"`
-	PromptTokens int64 `json:"prompt_tokens"`
-}
-
-// HitRate is CachedTokens/PromptTokens; ok is false when no request
-// reported it.
-func (p PromptCache) HitRate() (rate float64, ok bool) {
-	if p.Requests == 0 || p.PromptTokens == 0 {
-		return 0, false
-	}
-	return float64(p.CachedTokens) / float64(p.PromptTokens), true
 }
 
 // SetGoodput fills goodput: good requests over those that were due, less
