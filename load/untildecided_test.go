@@ -2,7 +2,9 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmslo/llmslo/internal/plantest"
+	"github.com/llmslo/llmslo/internal/testkit"
 	"github.com/llmslo/llmslo/load/report"
+	"github.com/llmslo/llmslo/load/verdict"
 	"github.com/llmslo/llmslo/vllmsim"
 )
 
@@ -132,4 +136,59 @@ func TestAPairedGateStopsOnceItsComparisonIsWithinTolerance(t *testing.T) {
 			assert.True(t, b.Paired)
 		}
 	})
+}
+
+// The cap a gate run until decided against a recorded baseline should
+// have (docs/gatepower.md, "The cap, until decided"), on gatepower's 40
+// seeds in virtual time: with 60 s and recordings over their whole
+// windows, every healthy paired step passes and they cost less on average
+// than the whole 30 s windows they replace, and a ×1.1 engine is caught as
+// a regression in at least 36 of 40 (issue's target; 40 measured).
+func TestALongerCapBuysPowerNotCost(t *testing.T) {
+	testkit.Long(t)
+	const seeds = 40
+	var mu sync.Mutex
+	var healthyS float64
+	caught := 0
+	t.Run("seeds", func(t *testing.T) {
+		for i := range seeds {
+			seed := int64(1000 + i)
+			t.Run(fmt.Sprint(seed), func(t *testing.T) {
+				t.Parallel() // virtual time: nothing here measures the machine
+				synctest.Test(t, func(t *testing.T) {
+					healthy, slower := gateAgainstWholeRecording(t, seed)
+					assert.Equal(t, report.VerdictPass, healthy.Verdict)
+					mu.Lock()
+					defer mu.Unlock()
+					healthyS += healthy.DurationS
+					if slower.Verdict == report.VerdictFail && len(verdict.Regressions(slower.Baseline)) > 0 {
+						caught++
+					}
+				})
+			})
+		}
+	})
+	t.Logf("healthy: %.1f s on average of the 60 s cap; ×1.1 caught in %d of %d", healthyS/seeds, caught, seeds)
+	assert.Less(t, healthyS/seeds, 30.0, "a healthy step costs less than a whole 30 s window")
+	assert.GreaterOrEqual(t, caught, 36)
+}
+
+// gateAgainstWholeRecording records the PR gate's baseline over a whole
+// 60 s window on seed, then runs the gate until decided against it on the
+// unchanged simulator and on one whose every engine step is ×1.1.
+func gateAgainstWholeRecording(t *testing.T, seed int64) (healthy, slower report.StepReport) {
+	gate := func(factor float64, base *report.Report) *report.Report {
+		cfg := DefaultPlan()
+		cfg.Target = virtualSimTarget(vllmsim.Config{ProfileName: "h200-llama3-8b", StepTimeScale: factor})
+		cfg.Fixture, cfg.Rates, cfg.Seed = plantest.MustFixture(t, "azure-conv-2023"), []float64{6}, seed
+		cfg.Duration, cfg.Warmup = 60*time.Second, 5*time.Second
+		cfg.SLOs = plantest.MustSLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
+		cfg.UntilDecided, cfg.Baseline, cfg.BaselineTolerance = base != nil, base, 0.1
+		rep, err := Measure(context.Background(), cfg)
+		require.NoError(t, err)
+		return rep
+	}
+	base := gate(1, nil)
+	require.NoError(t, RecordBaseline(base, filepath.Join(t.TempDir(), "base.json")))
+	return gate(1, base).Steps[0], gate(1.1, base).Steps[0]
 }
