@@ -72,7 +72,7 @@ func versusRows(factors []float64) []*tally {
 // simulator and on each slower one, each beside an unchanged one, on one
 // seed.
 func versusTrial(ctx context.Context, i int, factors []float64, g gateSpec, slots chan struct{}, rows []*tally, mu *sync.Mutex) error {
-	seed := int64(1000 + i)
+	seed := g.trialSeed + int64(i)
 	fs := append([]float64{1}, factors...)
 	reps := make([]*report.Report, len(fs))
 	errs := make([]error, len(fs))

@@ -26,6 +26,8 @@ type gateSpec struct {
 	// firstSeed is the refusal runs' first seed; run i takes firstSeed+i,
 	// so a second batch with another first seed adds independent runs.
 	firstSeed int64
+	// trialSeed is the power mode's: trial i takes trialSeed+i.
+	trialSeed int64
 	// untilDecided runs the step until decided, d being its cap, and no
 	// shorter than minDuration (0: load.DefaultMinDuration).
 	untilDecided bool

@@ -103,6 +103,7 @@ var (
 	parallel     = flag.Int("parallel", 1, "how many gate runs go at once, across trials (each uses a fraction of a core; a starved run shows as invalid)")
 	refusals     = flag.String("refusals", "", "measure only the PR gate's refusals against SERVER: "+strings.Join(refusalServers, ", ")+" (one run at a time unless -parallel, for the in-process modes)")
 	firstSeed    = flag.Int64("first-seed", 2000, "the refusal runs' first seed (run i takes first-seed+i)")
+	trialSeed    = flag.Int64("trial-seed", 1000, "the power mode's first seed: trial i records and compares with trial-seed+i (unpaired: +500 more)")
 	untilDecided = flag.Bool("until-decided", false, "run each gate step until its verdict is decided, -duration being the cap (a baseline recording runs its whole window, as llmslo records one)")
 	minDuration  = flag.Duration("min-duration", 0, "with -until-decided, the floor of a step (0: the default, "+load.DefaultMinDuration.String()+")")
 )
@@ -124,7 +125,7 @@ func runFlags(ctx context.Context, virtual bool) error {
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	g := gateSpec{rate: *rateFlag, d: *duration, warmup: *warmup, slos: splitList(*slosFlag), firstSeed: *firstSeed,
-		untilDecided: *untilDecided, minDuration: *minDuration, virtual: virtual}
+		trialSeed: *trialSeed, untilDecided: *untilDecided, minDuration: *minDuration, virtual: virtual}
 	if err := driftSpec(&g); err != nil {
 		return err
 	}
@@ -246,12 +247,12 @@ func printPower(rows []*tally, trials int, tolerance float64, g gateSpec) error 
 	return tw.Flush()
 }
 
-// trial records a baseline with seed 1000+i, then reruns the gate against
+// trial records a baseline with seed trialSeed+i, then reruns the gate against
 // it: with the same seed on the unchanged simulator and on each slower
 // one, and with another seed on the unchanged one.
 func trial(ctx context.Context, i int, factors []float64, g gateSpec, gateIn func(float64, int64, *report.Report) (*report.Report, error),
 	rows []*tally, mu *sync.Mutex) error {
-	seed := int64(1000 + i)
+	seed := g.trialSeed + int64(i)
 	if err := g.waitPhase(ctx, 0); err != nil {
 		return err
 	}
