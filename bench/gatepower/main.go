@@ -7,16 +7,16 @@
 // often it catches one whose every engine step is F times slower
 // (detection):
 //
-//	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1] [-until-decided [-min-duration 10s]]
+//	go run ./bench/gatepower -trials 10 [-factors 1.1,1.2] [-parallel 1] [-until-decided [-min-duration 10s]] [-trial-seed 1000]
 //
 // Each trial records a baseline on the unchanged simulator with a fresh
-// seed, then reruns the gate against it (the baseline in the plan, as
-// --baseline gives it: a regression fails the step) with the same seed
-// (a paired comparison: the same requests on the same schedule) on the
-// unchanged simulator and on slower ones, and once with another seed on
-// the unchanged one (unpaired: compared after the run, since a gate refuses
-// a baseline of another seed). An alarm is a gate that exits 1: a
-// regression or a failed SLO. Each row prints its runs, their
+// seed (trial i: -trial-seed+i), then reruns the gate against it (the
+// baseline in the plan, as --baseline gives it: a regression fails the
+// step) with the same seed (a paired comparison: the same requests on the
+// same schedule) on the unchanged simulator and on slower ones, and once
+// with another seed on the unchanged one (unpaired: compared after the
+// run, since a gate refuses a baseline of another seed). An alarm is a
+// gate that exits 1: a regression or a failed SLO. Each row prints its runs, their
 // pass/fail/invalid verdicts, its alarms, the alarm rate over all runs and
 // the invalid rate, each with its Wilson 95% interval, then the seconds
 // its runs measured (see -until-decided); the row "baseline recording"
