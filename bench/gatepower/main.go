@@ -15,8 +15,9 @@
 // step) with the same seed (a paired comparison: the same requests on the
 // same schedule) on the unchanged simulator and on slower ones, and once
 // with another seed on the unchanged one (unpaired: compared after the
-// run, since a gate refuses a baseline of another seed). An alarm is a
-// gate that exits 1: a regression or a failed SLO. Each row prints its runs, their
+// run, since a gate refuses a baseline of another seed); each recording
+// runs its whole window, as llmslo records one. An alarm is a gate that
+// exits 1: a regression or a failed SLO. Each row prints its runs, their
 // pass/fail/invalid verdicts, its alarms, the alarm rate over all runs and
 // the invalid rate, each with its Wilson 95% interval, then the seconds
 // its runs measured (see -until-decided); the row "baseline recording"
