@@ -48,20 +48,32 @@ func BaselineMissing(err error) bool {
 // one that was cut short, cannot be trusted, or has a step stopped when
 // decided: a comparison uses only the seconds both windows measured, so
 // every gate compared with such a step would compare that much and lose
-// power (docs/baselines.md). A recording runs whole windows.
+// power (docs/baselines.md). A plan made ready with ForRecording before it
+// runs is never refused for the last.
 func RecordBaseline(r *report.Report, path string) error {
+	early := r.StoppedWhenDecided()
 	switch {
 	case r.Partial:
 		return fmt.Errorf("not recording a baseline from a run cut short (%s)", r.Reason)
 	case r.Verdict == report.VerdictInvalid:
 		return errors.New("not recording a baseline from a measurement that cannot be trusted; see the hazards")
-	case r.StoppedWhenDecided() != nil:
-		return fmt.Errorf("not recording a baseline from %s; record it without until-decided", stoppedEarly(r.StoppedWhenDecided()))
+	case early != nil:
+		return fmt.Errorf("not recording a baseline from %s; record it without until-decided", stoppedEarly(early))
 	}
 	if err := r.WriteJSON(path); err != nil {
 		return fmt.Errorf("record baseline: %w", err)
 	}
 	return nil
+}
+
+// ForRecording readies p to record a baseline: every step runs its whole
+// window, UntilDecided or not, since a gate compared with a step stopped
+// early would compare only its seconds (RecordBaseline). It says whether
+// it changed p, for a face to tell its user.
+func (p *Plan) ForRecording() bool {
+	changed := p.UntilDecided
+	p.UntilDecided, p.MinDuration = false, 0
+	return changed
 }
 
 // ErrBaselineMismatch is wrapped by the errors of a baseline recorded with

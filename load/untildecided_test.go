@@ -104,9 +104,11 @@ func TestJustPastTheKneeStillFailsAsOverCapacity(t *testing.T) {
 	})
 }
 
-// The README's PR gate run until decided against a baseline recorded
-// over its whole window, on the same seed (paired), in virtual time: the
-// rerun stops before its cap, once its comparison lies within the
+// The README's PR gate run until decided, recording its baseline: the
+// recording stopped when decided is refused, and the fix it names (record
+// without until-decided, Plan.ForRecording) applied, it is recorded over
+// its whole window. Against it, on the same seed (paired), in virtual
+// time, the gate stops before its cap once its comparison lies within the
 // tolerance at a baseline look, and compares the same requests: the
 // ratio's interval is exactly 1.
 func TestAPairedGateStopsOnceItsComparisonIsWithinTolerance(t *testing.T) {
@@ -116,11 +118,22 @@ func TestAPairedGateStopsOnceItsComparisonIsWithinTolerance(t *testing.T) {
 		cfg.Fixture, cfg.Rates, cfg.Seed = plantest.MustFixture(t, "azure-conv-2023"), []float64{6}, 1000
 		cfg.Duration, cfg.Warmup = 30*time.Second, 5*time.Second
 		cfg.SLOs = plantest.MustSLOs(t, "ttft.p90<=5s", "itl.p99<=2s")
-		base, err := Measure(context.Background(), cfg)
+		cfg.UntilDecided = true
+		path := filepath.Join(t.TempDir(), "base.json")
+		early, err := Measure(context.Background(), cfg)
+		require.NoError(t, err)
+		require.NotNil(t, early.StoppedWhenDecided(), "the recording, run until decided, stopped early")
+		require.ErrorContains(t, RecordBaseline(early, path), "; record it without until-decided")
+
+		recording := cfg
+		require.True(t, recording.ForRecording(), "the fix changes the plan")
+		assert.False(t, recording.ForRecording(), "a plan of whole windows is left as it is")
+		base, err := Measure(context.Background(), recording)
 		require.NoError(t, err)
 		require.Equal(t, report.VerdictPass, base.Steps[0].Verdict)
-		require.NoError(t, RecordBaseline(base, filepath.Join(t.TempDir(), "base.json")))
-		cfg.UntilDecided, cfg.Baseline, cfg.BaselineTolerance = true, base, 0.1
+		assert.Equal(t, 30.0, base.Steps[0].DurationS, "its whole window")
+		require.NoError(t, RecordBaseline(base, path))
+		cfg.Baseline, cfg.BaselineTolerance = base, 0.1
 		rep, err := Measure(context.Background(), cfg)
 		require.NoError(t, err)
 		st := rep.Steps[0]

@@ -42,9 +42,7 @@ func Run(t *testing.T, opts ...Option) *report.Report {
 	if err := applyShardEnv(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.baselinePath != "" && Updating() && cfg.UntilDecided {
-		// A recording runs whole windows (load.RecordBaseline).
-		cfg.UntilDecided, cfg.MinDuration = false, 0
+	if cfg.baselinePath != "" && Updating() && cfg.ForRecording() {
 		t.Log("slotest: recording the baseline: each step runs its whole window (WithUntilDecided stops the runs compared with it)")
 	}
 	if testing.Short() {

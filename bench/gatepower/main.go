@@ -176,7 +176,7 @@ func run(ctx context.Context, trials int, factors []float64, tolerance float64, 
 	slots := make(chan struct{}, max(parallel, 1))
 	g.tolerance = tolerance
 	// Every gate here has a baseline but the recording, which runs its
-	// whole window as llmslo records one (load.RecordBaseline).
+	// whole window as llmslo records one (load.Plan.ForRecording).
 	gateIn := func(factor float64, seed int64, base *report.Report) (*report.Report, error) {
 		slots <- struct{}{}
 		defer func() { <-slots }()

@@ -18,19 +18,16 @@ func (f *runFlags) registerBaseline(fs *flag.FlagSet) {
 }
 
 // baselineConfig checks the baseline flags and reads the baseline to
-// compare with. A recording runs whole windows (load.RecordBaseline), so
-// --until-decided is left to the runs compared with it, and notes (nil
+// compare with. A recording runs whole windows (load.Plan.ForRecording),
+// so --until-decided is left to the runs compared with it, and notes (nil
 // under --quiet) is told so.
 func (f *runFlags) baselineConfig(c *load.Plan, notes io.Writer) error {
 	switch {
 	case f.updateBaseline && f.baseline == "":
 		return errors.New("--update-baseline needs --baseline FILE")
 	}
-	if f.updateBaseline && c.UntilDecided {
-		c.UntilDecided, c.MinDuration = false, 0
-		if notes != nil {
-			fmt.Fprintf(notes, "recording a baseline: each step runs its whole --duration %v (--until-decided stops the runs compared with it)\n", c.Duration)
-		}
+	if f.updateBaseline && c.ForRecording() && notes != nil {
+		fmt.Fprintf(notes, "recording a baseline: each step runs its whole --duration %v (--until-decided stops the runs compared with it)\n", c.Duration)
 	}
 	c.BaselineTolerance = f.baselineTolerance
 	if f.baseline != "" && !f.updateBaseline {
